@@ -1,0 +1,19 @@
+//! Types shared by the kustom core and its plugins.
+//!
+//! A resource is a `serde_json::Value` object: JSON is kustomize's own
+//! intermediate form (its output is `JSONToYAML(MarshalJSON(resource))`), it
+//! is what the shipped builtin plugin speaks on the wire, and `json-patch`
+//! works on it directly. Build state (previous names, generator behavior, …)
+//! travels inside the object as `internal.config.kubernetes.io/*`
+//! annotations, exactly as kustomize keeps it, so it survives a plugin call.
+
+pub mod error;
+pub mod fieldspec;
+pub mod protocol;
+pub mod resid;
+pub mod resource;
+pub mod yaml;
+
+pub use error::Error;
+pub use resid::{Gvk, ResId};
+pub use serde_json::{Map, Value};

@@ -1,0 +1,102 @@
+//! What travels between the core and a plugin: the annotations that carry
+//! identity and build state, and the stream framing.
+
+use crate::{yaml, Error};
+use serde_json::Value;
+
+/// Identity the core puts on every resource it sends to a plugin, to match the output back.
+pub const ID_ANNOTATION: &str = "config.k8s.io/id";
+/// Comma-separated earlier names of a renamed resource (kustomize's build annotation).
+pub const PREVIOUS_NAMES: &str = "internal.config.kubernetes.io/previousNames";
+/// Comma-separated earlier kinds of a resource.
+pub const PREVIOUS_KINDS: &str = "internal.config.kubernetes.io/previousKinds";
+/// Comma-separated earlier namespaces of a resource.
+pub const PREVIOUS_NAMESPACES: &str = "internal.config.kubernetes.io/previousNamespaces";
+/// Comma-separated name prefixes applied so far.
+pub const PREFIXES: &str = "internal.config.kubernetes.io/prefixes";
+/// Comma-separated name suffixes applied so far.
+pub const SUFFIXES: &str = "internal.config.kubernetes.io/suffixes";
+/// Ids of resources that refer to this one (name-reference bookkeeping).
+pub const REF_BY: &str = "internal.config.kubernetes.io/refBy";
+/// Generator behavior of a generated resource: create, merge or replace.
+pub const GENERATOR_BEHAVIOR: &str = "internal.config.kubernetes.io/generatorBehavior";
+/// Set (to "enabled") on generated resources that get a content-hash name suffix.
+pub const NEEDS_HASH_SUFFIX: &str = "internal.config.kubernetes.io/needsHashSuffix";
+/// Patches may rename their target when this is set.
+pub const ALLOW_NAME_CHANGE: &str = "internal.config.kubernetes.io/allowNameChange";
+/// Patches may change their target's kind when this is set.
+pub const ALLOW_KIND_CHANGE: &str = "internal.config.kubernetes.io/allowKindChange";
+/// Legacy exec-plugin protocol: a generated resource needs a hash suffix ("true").
+pub const LEGACY_NEEDS_HASH: &str = "kustomize.config.k8s.io/needs-hash";
+/// Legacy exec-plugin protocol: generator behavior.
+pub const LEGACY_BEHAVIOR: &str = "kustomize.config.k8s.io/behavior";
+/// Objects with this annotation are dropped from the output.
+pub const LOCAL_CONFIG: &str = "config.kubernetes.io/local-config";
+/// Where a resource came from (buildMetadata: [originAnnotations]).
+pub const ORIGIN: &str = "config.kubernetes.io/origin";
+/// Which transformers touched a resource (buildMetadata: [transformerAnnotations]).
+pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
+
+/// Build annotations removed before output (kustomize's `BuildAnnotations`), plus our id.
+pub const BUILD_ANNOTATIONS: &[&str] = &[
+    PREVIOUS_KINDS,
+    PREVIOUS_NAMES,
+    PREFIXES,
+    SUFFIXES,
+    PREVIOUS_NAMESPACES,
+    ALLOW_NAME_CHANGE,
+    ALLOW_KIND_CHANGE,
+    REF_BY,
+    GENERATOR_BEHAVIOR,
+    NEEDS_HASH_SUFFIX,
+    ID_ANNOTATION,
+];
+
+/// Environment variable telling the builtin plugin the load restrictor in force.
+pub const ENV_LOAD_RESTRICTOR: &str = "KUSTOM_LOAD_RESTRICTOR";
+/// Environment variable naming the kustomization file that listed the virtual resources.
+pub const ENV_KUSTOMIZATION: &str = "KUSTOM_KUSTOMIZATION";
+
+/// Write documents as a YAML stream of compact JSON documents separated by
+/// `---` lines: valid YAML for any reader, and fast to write and parse.
+pub fn write_json_stream(docs: &[Value]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(docs.len() * 1024);
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b"---\n");
+        }
+        serde_json::to_writer(&mut out, d).expect("JSON values always serialise");
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Read a stream a plugin wrote: YAML in general, with a fast path for the
+/// JSON-documents framing of [`write_json_stream`].
+pub fn read_stream(bytes: &[u8]) -> Result<Vec<Value>, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|e| Error::new(format!("not UTF-8: {e}")))?;
+    if let Some(docs) = try_json_stream(text) {
+        return Ok(docs);
+    }
+    yaml::parse_stream(text)
+}
+
+/// Parse `text` as JSON documents separated by `---` lines; None when it is not in that form.
+fn try_json_stream(text: &str) -> Option<Vec<Value>> {
+    let trimmed = text.trim_start();
+    if !(trimmed.starts_with('{') || trimmed.is_empty()) {
+        return None;
+    }
+    let mut docs = Vec::new();
+    for chunk in text.split("\n---\n") {
+        let chunk = chunk.trim();
+        if chunk.is_empty() {
+            continue;
+        }
+        if !chunk.starts_with('{') {
+            return None;
+        }
+        docs.push(serde_json::from_str(chunk).ok()?);
+    }
+    Some(docs)
+}

@@ -1,0 +1,140 @@
+//! Resource identity: group/version/kind plus name and namespace, as kustomize's `resid`.
+
+use crate::resource;
+use serde_json::Value;
+use std::fmt;
+
+/// Group, version and kind of an object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Gvk {
+    /// API group; empty for the core group.
+    pub group: String,
+    /// API version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+}
+
+impl Gvk {
+    /// Split an `apiVersion` (`apps/v1`, `v1`) and a kind into a Gvk.
+    pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
+        // kustomize splits at the first '/'.
+        let (group, version) = match api_version.split_once('/') {
+            Some((g, v)) => (g.to_string(), v.to_string()),
+            None => (String::new(), api_version.to_string()),
+        };
+        Gvk {
+            group,
+            version,
+            kind: kind.to_string(),
+        }
+    }
+
+    /// The `apiVersion` string for this Gvk.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// Whether `self` (a selector) matches `other`: empty fields match anything.
+    pub fn selects(&self, other: &Gvk) -> bool {
+        (self.group.is_empty() || self.group == other.group)
+            && (self.version.is_empty() || self.version == other.version)
+            && (self.kind.is_empty() || self.kind == other.kind)
+    }
+
+    /// Whether objects of this kind are known to live outside namespaces.
+    pub fn is_cluster_scoped(&self) -> bool {
+        resource::is_cluster_scoped(&self.api_version(), &self.kind)
+    }
+}
+
+impl fmt::Display for Gvk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // kustomize prints `[noGrp]` for the core group.
+        let g = if self.group.is_empty() {
+            "[noGrp]"
+        } else {
+            &self.group
+        };
+        let v = if self.version.is_empty() {
+            "[noVer]"
+        } else {
+            &self.version
+        };
+        let k = if self.kind.is_empty() {
+            "[noKind]"
+        } else {
+            &self.kind
+        };
+        write!(f, "{k}.{v}.{g}")
+    }
+}
+
+/// The identity of one resource.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct ResId {
+    /// Group, version, kind.
+    pub gvk: Gvk,
+    /// metadata.name.
+    pub name: String,
+    /// metadata.namespace; empty when unset.
+    pub namespace: String,
+}
+
+impl ResId {
+    /// The current id of an object.
+    pub fn of(obj: &Value) -> ResId {
+        ResId {
+            gvk: Gvk::from_api_version(
+                resource::str_at(obj, &["apiVersion"]).unwrap_or(""),
+                resource::str_at(obj, &["kind"]).unwrap_or(""),
+            ),
+            name: resource::str_at(obj, &["metadata", "name"])
+                .unwrap_or("")
+                .to_string(),
+            namespace: resource::str_at(obj, &["metadata", "namespace"])
+                .unwrap_or("")
+                .to_string(),
+        }
+    }
+
+    /// kustomize's EffectiveNamespace: a marker for cluster-scoped kinds,
+    /// "default" for "" and "default", else the namespace.
+    pub fn effective_namespace(&self) -> &str {
+        if self.gvk.is_cluster_scoped() {
+            "_non_namespaceable_"
+        } else if self.namespace.is_empty() || self.namespace == "default" {
+            "default"
+        } else {
+            &self.namespace
+        }
+    }
+
+    /// kustomize's id equality: same gvk and name, same effective namespace.
+    pub fn equals(&self, other: &ResId) -> bool {
+        self.gvk == other.gvk
+            && self.name == other.name
+            && self.effective_namespace() == other.effective_namespace()
+    }
+}
+
+impl fmt::Display for ResId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // kustomize's ResId.String(): `Kind.version.group/name.namespace`.
+        let ns = if self.namespace.is_empty() {
+            "[noNs]"
+        } else {
+            &self.namespace
+        };
+        let name = if self.name.is_empty() {
+            "[noName]"
+        } else {
+            &self.name
+        };
+        write!(f, "{}/{name}.{ns}", self.gvk)
+    }
+}

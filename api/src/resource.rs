@@ -1,0 +1,114 @@
+//! Helpers over a resource (a JSON object): typed field access and the
+//! annotations kustomize keeps build state in.
+
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+/// The string at `path` (map keys), if every step exists and the leaf is a string.
+pub fn str_at<'a>(obj: &'a Value, path: &[&str]) -> Option<&'a str> {
+    get_at(obj, path)?.as_str()
+}
+
+/// The value at `path` (map keys), if every step exists.
+pub fn get_at<'a>(obj: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    let mut cur = obj;
+    for key in path {
+        cur = cur.as_object()?.get(*key)?;
+    }
+    Some(cur)
+}
+
+/// A mutable reference to the map at `path`, creating empty maps on the way
+/// (and replacing a null or non-map leaf with an empty map).
+pub fn map_at_mut<'a>(obj: &'a mut Value, path: &[&str]) -> &'a mut Map<String, Value> {
+    let mut cur = obj;
+    for key in path {
+        if !cur.is_object() {
+            *cur = Value::Object(Map::new());
+        }
+        cur = cur
+            .as_object_mut()
+            .expect("just made an object")
+            .entry(key.to_string())
+            .or_insert(Value::Null);
+    }
+    if !cur.is_object() {
+        *cur = Value::Object(Map::new());
+    }
+    cur.as_object_mut().expect("just made an object")
+}
+
+/// metadata.name, or "".
+pub fn name(obj: &Value) -> &str {
+    str_at(obj, &["metadata", "name"]).unwrap_or("")
+}
+
+/// metadata.namespace, or "".
+pub fn namespace(obj: &Value) -> &str {
+    str_at(obj, &["metadata", "namespace"]).unwrap_or("")
+}
+
+/// kind, or "".
+pub fn kind(obj: &Value) -> &str {
+    str_at(obj, &["kind"]).unwrap_or("")
+}
+
+/// apiVersion, or "".
+pub fn api_version(obj: &Value) -> &str {
+    str_at(obj, &["apiVersion"]).unwrap_or("")
+}
+
+/// The value of one annotation, if set and a string.
+pub fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+    get_at(obj, &["metadata", "annotations", key])?.as_str()
+}
+
+/// Set one annotation (creating metadata.annotations as needed).
+pub fn set_annotation(obj: &mut Value, key: &str, value: &str) {
+    map_at_mut(obj, &["metadata", "annotations"])
+        .insert(key.to_string(), Value::String(value.to_string()));
+}
+
+/// Remove one annotation; drops an annotations map left empty.
+pub fn remove_annotation(obj: &mut Value, key: &str) -> Option<Value> {
+    let meta = obj.get_mut("metadata")?.as_object_mut()?;
+    let annos = meta.get_mut("annotations")?.as_object_mut()?;
+    let old = annos.shift_remove(key);
+    if annos.is_empty() {
+        meta.shift_remove("annotations");
+    }
+    old
+}
+
+/// The value of one label, if set and a string.
+pub fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+    get_at(obj, &["metadata", "labels", key])?.as_str()
+}
+
+/// Set metadata.name.
+pub fn set_name(obj: &mut Value, name: &str) {
+    map_at_mut(obj, &["metadata"]).insert("name".into(), Value::String(name.to_string()));
+}
+
+/// Set metadata.namespace.
+pub fn set_namespace(obj: &mut Value, ns: &str) {
+    map_at_mut(obj, &["metadata"]).insert("namespace".into(), Value::String(ns.to_string()));
+}
+
+fn cluster_scoped_table() -> &'static HashSet<(String, String)> {
+    static TABLE: OnceLock<HashSet<(String, String)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        include_str!("data/cluster_scoped.txt")
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .filter_map(|l| l.split_once(' '))
+            .map(|(a, k)| (a.trim().to_string(), k.trim().to_string()))
+            .collect()
+    })
+}
+
+/// Whether the (apiVersion, kind) is known to be cluster-scoped.
+pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
+    cluster_scoped_table().contains(&(api_version.to_string(), kind.to_string()))
+}

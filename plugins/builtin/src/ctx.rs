@@ -1,0 +1,80 @@
+//! What a builtin plugin call knows about its surroundings: the
+//! kustomization's directory (the working directory) and the load restrictor.
+
+use kustom_api::{protocol, Error};
+use std::path::{Path, PathBuf};
+
+/// Whether files outside the kustomization root may be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadRestrictor {
+    /// Only files in or below the kustomization root (kustomize's default).
+    RootOnly,
+    /// Any file.
+    None,
+}
+
+/// The context of one plugin call.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The directory of the kustomization that listed the virtual resources.
+    pub root: PathBuf,
+    /// File-loading restriction in force.
+    pub load_restrictor: LoadRestrictor,
+    /// The kustomization file, for error messages.
+    pub kustomization: String,
+}
+
+impl Ctx {
+    /// The context from the working directory and environment.
+    pub fn from_env() -> Ctx {
+        let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let load_restrictor = match std::env::var(protocol::ENV_LOAD_RESTRICTOR).as_deref() {
+            Ok("LoadRestrictionsNone") => LoadRestrictor::None,
+            _ => LoadRestrictor::RootOnly,
+        };
+        let kustomization = std::env::var(protocol::ENV_KUSTOMIZATION)
+            .unwrap_or_else(|_| root.join("kustomization.yaml").display().to_string());
+        Ctx {
+            root,
+            load_restrictor,
+            kustomization,
+        }
+    }
+
+    /// Resolve `rel` against the root, enforcing the load restrictor.
+    pub fn resolve(&self, rel: &str) -> Result<PathBuf, Error> {
+        let path = self.root.join(rel);
+        if self.load_restrictor == LoadRestrictor::RootOnly {
+            let real = path
+                .canonicalize()
+                .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+            let root = self.root.canonicalize().unwrap_or_else(|_| self.root.clone());
+            if !real.starts_with(&root) {
+                return Err(Error::new(format!(
+                    "security; file '{}' is not in or below '{}'",
+                    real.display(),
+                    root.display()
+                )));
+            }
+            return Ok(real);
+        }
+        Ok(path)
+    }
+
+    /// Read a file named relative to the root, enforcing the load restrictor.
+    pub fn read_to_string(&self, rel: &str) -> Result<String, Error> {
+        let path = self.resolve(rel)?;
+        std::fs::read_to_string(&path)
+            .map_err(|e| Error::new(format!("reading {}: {e}", display(&path))))
+    }
+
+    /// Read a file's bytes, enforcing the load restrictor.
+    pub fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, Error> {
+        let path = self.resolve(rel)?;
+        std::fs::read(&path).map_err(|e| Error::new(format!("reading {}: {e}", display(&path))))
+    }
+}
+
+fn display(p: &Path) -> String {
+    p.display().to_string()
+}

@@ -1,0 +1,68 @@
+//! The `builtin` plugin: every kustomize builtin generator and transformer,
+//! one module per kind, behind the KEP exec-plugin protocol
+//! (`generate` / `transform`, Resource Config on STDIN/STDOUT).
+//!
+//! Configs are kustomize's `apiVersion: builtin` schemas, so the objects the
+//! core derives from kustomization fields are the same ones a user may list
+//! under `generators:` / `transformers:`.
+
+pub mod ctx;
+pub mod plugin;
+
+mod annotations;
+mod configmap_generator;
+mod generator_common;
+mod hash;
+mod image_tag;
+mod labels;
+mod name_reference;
+mod namespace;
+mod patch;
+mod patch_json6902;
+mod patch_strategic_merge;
+mod prefix_suffix;
+mod replicas;
+mod secret_generator;
+pub mod smp;
+pub mod target;
+
+pub use ctx::Ctx;
+pub use plugin::{run, run_with};
+
+use kustom_api::{Error, Value};
+
+/// A generator: config in, new resources out.
+pub type GenerateFn = fn(&Value, &Ctx) -> Result<Vec<Value>, Error>;
+/// A transformer: config and all resources; edits, adds or removes in place.
+pub type TransformFn = fn(&Value, &mut Vec<Value>, &Ctx) -> Result<(), Error>;
+
+/// The generator for a builtin kind, if it is one.
+pub fn generator(kind: &str) -> Option<GenerateFn> {
+    Some(match kind {
+        "ConfigMapGenerator" => configmap_generator::generate,
+        "SecretGenerator" => secret_generator::generate,
+        _ => return None,
+    })
+}
+
+/// The transformer for a builtin kind, if it is one.
+pub fn transformer(kind: &str) -> Option<TransformFn> {
+    Some(match kind {
+        "AnnotationsTransformer" => annotations::transform,
+        "HashTransformer" => hash::transform,
+        "ImageTagTransformer" => image_tag::transform,
+        "LabelTransformer" => labels::transform,
+        "NamespaceTransformer" => namespace::transform,
+        "PatchJson6902Transformer" => patch_json6902::transform,
+        "PatchStrategicMergeTransformer" => patch_strategic_merge::transform,
+        "PatchTransformer" => patch::transform,
+        "PrefixSuffixTransformer" => prefix_suffix::transform_prefix_suffix,
+        "PrefixTransformer" => prefix_suffix::transform_prefix,
+        "SuffixTransformer" => prefix_suffix::transform_suffix,
+        "ReplicaCountTransformer" => replicas::transform,
+        // kustom's name for kustomize's back-reference fixing pass, which
+        // kustomize runs in-process; config: `nameReference:` back-ref specs.
+        "NameReferenceTransformer" => name_reference::transform,
+        _ => return None,
+    })
+}

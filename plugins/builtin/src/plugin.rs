@@ -1,0 +1,91 @@
+//! The KEP protocol loop of the builtin plugin: read configs and resources
+//! from STDIN, run each config in order, write the result to STDOUT.
+
+use crate::{generator, transformer, Ctx};
+use kustom_api::{protocol, resource, Error, Value};
+use std::io::{Read, Write};
+
+/// Exit status meaning "operation not supported" (KEP).
+pub const EXIT_UNSUPPORTED: i32 = 127;
+
+/// Entry point: `args` are the arguments after the program name.
+pub fn run(args: Vec<String>) -> i32 {
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("builtin: reading stdin: {e}");
+        return 1;
+    }
+    let ctx = Ctx::from_env();
+    match run_with(args.first().map(String::as_str).unwrap_or(""), &input, &ctx) {
+        Ok(Some(out)) => {
+            let mut stdout = std::io::stdout().lock();
+            if stdout.write_all(&out).and_then(|_| stdout.flush()).is_err() {
+                return 1;
+            }
+            0
+        }
+        Ok(None) => EXIT_UNSUPPORTED,
+        Err(e) => {
+            eprintln!("{e}");
+            1
+        }
+    }
+}
+
+/// Run one call; `Ok(None)` means the operation is not supported for these configs.
+pub fn run_with(subcommand: &str, input: &[u8], ctx: &Ctx) -> Result<Option<Vec<u8>>, Error> {
+    let docs = protocol::read_stream(input)?;
+    // The leading documents of group `builtin` are this call's configs.
+    let n_configs = docs
+        .iter()
+        .take_while(|d| resource::api_version(d) == "builtin")
+        .count();
+    let mut docs = docs;
+    let resources = docs.split_off(n_configs);
+    let configs = docs;
+    match subcommand {
+        "generate" => {
+            let mut out = Vec::new();
+            for config in &configs {
+                let kind = resource::kind(config);
+                let gen = generator(kind).ok_or_else(|| unknown_kind(kind, "generator"))?;
+                out.extend(gen(config, ctx).map_err(|e| e.context(describe(config)))?);
+            }
+            Ok(Some(protocol::write_json_stream(&out)))
+        }
+        "transform" => {
+            // Builtin generators need no transformation (KEP: 127 = not supported).
+            if configs.iter().all(|c| generator(resource::kind(c)).is_some()) {
+                return Ok(None);
+            }
+            let mut resources = resources;
+            for config in &configs {
+                let kind = resource::kind(config);
+                if generator(kind).is_some() {
+                    continue;
+                }
+                let t = transformer(kind).ok_or_else(|| unknown_kind(kind, "transformer"))?;
+                t(config, &mut resources, ctx).map_err(|e| e.context(describe(config)))?;
+            }
+            Ok(Some(protocol::write_json_stream(&resources)))
+        }
+        other => Err(Error::new(format!(
+            "usage: builtin generate|transform (got {other:?})"
+        ))),
+    }
+}
+
+fn unknown_kind(kind: &str, what: &str) -> Error {
+    Error::new(format!(
+        "builtin: unknown {what} kind {kind:?}; the builtin kinds are kustomize's (ConfigMapGenerator, PatchTransformer, …)"
+    ))
+}
+
+fn describe(config: &Value) -> String {
+    let name = resource::name(config);
+    if name.is_empty() {
+        format!("builtin {}", resource::kind(config))
+    } else {
+        format!("builtin {} {name:?}", resource::kind(config))
+    }
+}

@@ -1,0 +1,16 @@
+//! (Being written.)
+use crate::Ctx;
+use kustom_api::{Error, Value};
+
+/// Not written yet.
+pub fn transform_prefix(_config: &Value, _resources: &mut Vec<Value>, _ctx: &Ctx) -> Result<(), Error> {
+    Err(Error::new("not implemented yet"))
+}
+/// Not written yet.
+pub fn transform_suffix(_config: &Value, _resources: &mut Vec<Value>, _ctx: &Ctx) -> Result<(), Error> {
+    Err(Error::new("not implemented yet"))
+}
+/// Not written yet.
+pub fn transform_prefix_suffix(_config: &Value, _resources: &mut Vec<Value>, _ctx: &Ctx) -> Result<(), Error> {
+    Err(Error::new("not implemented yet"))
+}
