@@ -21,6 +21,8 @@ mod patch;
 mod patch_json6902;
 mod patch_strategic_merge;
 mod prefix_suffix;
+mod refvar;
+mod replacement;
 mod replicas;
 mod secret_generator;
 pub mod smp;
@@ -60,6 +62,10 @@ pub fn transformer(kind: &str) -> Option<TransformFn> {
         "PrefixTransformer" => prefix_suffix::transform_prefix,
         "SuffixTransformer" => prefix_suffix::transform_suffix,
         "ReplicaCountTransformer" => replicas::transform,
+        "ReplacementTransformer" => replacement::transform,
+        // kustom's name for kustomize's top-level `vars` resolution, which
+        // kustomize runs in-process; config: `vars:` and `fieldSpecs:`.
+        "RefVarTransformer" => refvar::transform,
         // kustom's name for kustomize's back-reference fixing pass, which
         // kustomize runs in-process; config: `nameReference:` back-ref specs.
         "NameReferenceTransformer" => name_reference::transform,
