@@ -1,1 +1,5 @@
-fn main() {}
+//! The `kustom` executable.
+
+fn main() {
+    std::process::exit(kustom::cli::main());
+}

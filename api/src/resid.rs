@@ -138,3 +138,41 @@ impl fmt::Display for ResId {
         write!(f, "{}/{name}.{ns}", self.gvk)
     }
 }
+
+/// The ids a resource had before its renames, oldest first, read from the
+/// `previousNames` / `previousNamespaces` / `previousKinds` build annotations.
+pub fn previous_ids(obj: &Value) -> Vec<ResId> {
+    use crate::protocol::{PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES};
+    let Some(names) = resource::annotation(obj, PREVIOUS_NAMES) else {
+        return Vec::new();
+    };
+    let namespaces: Vec<&str> = resource::annotation(obj, PREVIOUS_NAMESPACES)
+        .unwrap_or("")
+        .split(',')
+        .collect();
+    let kinds: Vec<&str> = resource::annotation(obj, PREVIOUS_KINDS)
+        .unwrap_or("")
+        .split(',')
+        .collect();
+    let current = Gvk::from_api_version(resource::api_version(obj), "");
+    names
+        .split(',')
+        .enumerate()
+        .map(|(i, name)| ResId {
+            gvk: Gvk {
+                kind: kinds.get(i).copied().unwrap_or("").to_string(),
+                ..current.clone()
+            },
+            name: name.to_string(),
+            namespace: namespaces.get(i).copied().unwrap_or("").to_string(),
+        })
+        .collect()
+}
+
+/// The id a resource had when it entered the build (its oldest previous id, else its current id).
+pub fn original_id(obj: &Value) -> ResId {
+    previous_ids(obj)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| ResId::of(obj))
+}

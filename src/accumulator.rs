@@ -1,0 +1,224 @@
+//! The resource accumulator of one kustomization: resources in order, an
+//! index by current id for conflict checks, the merged field-spec
+//! configuration and the vars collected on the way.
+
+use kustom_api::fieldspec::TransformerConfig;
+use kustom_api::protocol::{GENERATOR_BEHAVIOR, NEEDS_HASH_SUFFIX};
+use kustom_api::resid::previous_ids;
+use kustom_api::{resource, Error, ResId, Value};
+use std::collections::HashMap;
+
+/// Resources accumulated so far, with what travels up with them.
+#[derive(Debug, Clone, Default)]
+pub struct Accumulator {
+    /// The resources, in accumulation order.
+    pub resources: Vec<Value>,
+    /// Field-spec configuration merged from `configurations:` / `crds:` of this tree.
+    pub config: TransformerConfig,
+    /// `vars:` collected from this tree.
+    pub vars: Vec<Value>,
+    /// (kind, name) → indexes into `resources`; rebuilt lazily when stale.
+    index: HashMap<(String, String), Vec<usize>>,
+    index_valid: bool,
+}
+
+impl Accumulator {
+    /// An empty accumulator with the default field specs.
+    pub fn new() -> Accumulator {
+        Accumulator {
+            config: TransformerConfig::defaults(),
+            ..Default::default()
+        }
+    }
+
+    /// Replace all resources (after a plugin call).
+    pub fn set_resources(&mut self, resources: Vec<Value>) {
+        self.resources = resources;
+        self.index_valid = false;
+    }
+
+    fn ensure_index(&mut self) {
+        if self.index_valid {
+            return;
+        }
+        self.index.clear();
+        for (i, r) in self.resources.iter().enumerate() {
+            self.index
+                .entry((resource::kind(r).to_string(), resource::name(r).to_string()))
+                .or_default()
+                .push(i);
+        }
+        self.index_valid = true;
+    }
+
+    /// Index of the resource whose current id equals `id`, if any.
+    fn find_current(&mut self, id: &ResId) -> Option<usize> {
+        self.ensure_index();
+        let key = (id.gvk.kind.clone(), id.name.clone());
+        self.index
+            .get(&key)?
+            .iter()
+            .copied()
+            .find(|&i| ResId::of(&self.resources[i]).equals(id))
+    }
+
+    /// Append one resource; an id already present is an error.
+    pub fn append(&mut self, r: Value) -> Result<(), Error> {
+        let id = ResId::of(&r);
+        if self.find_current(&id).is_some() {
+            return Err(Error::new(format!(
+                "may not add resource with an already registered id: {id}"
+            )));
+        }
+        self.index
+            .entry((id.gvk.kind.clone(), id.name.clone()))
+            .or_default()
+            .push(self.resources.len());
+        self.resources.push(r);
+        Ok(())
+    }
+
+    /// Append all resources; the first id conflict is an error.
+    pub fn append_all(&mut self, rs: Vec<Value>) -> Result<(), Error> {
+        self.resources.reserve(rs.len());
+        for r in rs {
+            self.append(r)?;
+        }
+        Ok(())
+    }
+
+    /// Merge another accumulator (a built sub-kustomization) into this one.
+    pub fn merge(&mut self, other: Accumulator) -> Result<(), Error> {
+        self.append_all(other.resources)?;
+        self.config.merge(&other.config)?;
+        merge_vars(&mut self.vars, other.vars)?;
+        Ok(())
+    }
+
+    /// Add generated resources by their generator behavior (create, merge, replace).
+    pub fn absorb_all(&mut self, generated: Vec<Value>) -> Result<(), Error> {
+        for r in generated {
+            self.absorb(r)?;
+        }
+        Ok(())
+    }
+
+    fn absorb(&mut self, mut r: Value) -> Result<(), Error> {
+        let id = ResId::of(&r);
+        let behavior = resource::annotation(&r, GENERATOR_BEHAVIOR)
+            .unwrap_or("create")
+            .to_string();
+        // Matches by any id the existing resource had (kustomize's GetMatchingResourcesByAnyId).
+        let matches: Vec<usize> = self
+            .resources
+            .iter()
+            .enumerate()
+            .filter(|(_, old)| {
+                ResId::of(old).equals(&id) || previous_ids(old).iter().any(|p| p.equals(&id))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        match matches.as_slice() {
+            [] => match behavior.as_str() {
+                "merge" | "replace" => Err(Error::new(format!(
+                    "id {id} does not exist; cannot merge or replace"
+                ))),
+                _ => self.append(r),
+            },
+            [i] => {
+                let old = &self.resources[*i];
+                match behavior.as_str() {
+                    "replace" => copy_merge_metadata(&mut r, old),
+                    "merge" => {
+                        copy_merge_metadata(&mut r, old);
+                        for field in ["data", "binaryData"] {
+                            merge_string_map(&mut r, old, field);
+                        }
+                    }
+                    _ => {
+                        return Err(Error::new(format!(
+                            "id {id} exists; behavior must be merge or replace"
+                        )))
+                    }
+                }
+                self.resources[*i] = r;
+                self.index_valid = false;
+                Ok(())
+            }
+            _ => Err(Error::new(format!(
+                "found multiple objects that could accept merge of {id}"
+            ))),
+        }
+    }
+}
+
+/// kustomize's CopyMergeMetaDataFieldsFrom: `new` keeps `old`'s name and
+/// namespace, labels and annotations are merged (new wins).
+fn copy_merge_metadata(new: &mut Value, old: &Value) {
+    let keep_hash = resource::annotation(new, NEEDS_HASH_SUFFIX).is_some();
+    for field in ["labels", "annotations"] {
+        let mut merged = resource::get_at(old, &["metadata", field])
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(mine) = resource::get_at(new, &["metadata", field]).and_then(Value::as_object) {
+            for (k, v) in mine {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+        if field == "annotations" && !keep_hash {
+            merged.shift_remove(NEEDS_HASH_SUFFIX);
+        }
+        let meta = resource::map_at_mut(new, &["metadata"]);
+        if merged.is_empty() {
+            meta.shift_remove(field);
+        } else {
+            meta.insert(field.to_string(), Value::Object(merged));
+        }
+    }
+    resource::set_name(new, resource::name(old));
+    let ns = resource::namespace(old).to_string();
+    if ns.is_empty() {
+        resource::map_at_mut(new, &["metadata"]).shift_remove("namespace");
+    } else {
+        resource::set_namespace(new, &ns);
+    }
+}
+
+/// `new.field` = `old.field` overlaid with `new.field` (string maps).
+fn merge_string_map(new: &mut Value, old: &Value, field: &str) {
+    let mut merged = old
+        .get(field)
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    if let Some(mine) = new.get(field).and_then(Value::as_object) {
+        for (k, v) in mine {
+            merged.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(obj) = new.as_object_mut() {
+        if merged.is_empty() {
+            obj.shift_remove(field);
+        } else {
+            obj.insert(field.to_string(), Value::Object(merged));
+        }
+    }
+}
+
+/// Add `more` vars to `vars`; the same var name twice is an error.
+pub fn merge_vars(vars: &mut Vec<Value>, more: Vec<Value>) -> Result<(), Error> {
+    for v in more {
+        let name = v.get("name").and_then(Value::as_str).unwrap_or("");
+        if vars
+            .iter()
+            .any(|x| x.get("name").and_then(Value::as_str) == Some(name))
+        {
+            return Err(Error::new(format!(
+                "var '{name}' already encountered"
+            )));
+        }
+        vars.push(v);
+    }
+    Ok(())
+}

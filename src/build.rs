@@ -1,0 +1,470 @@
+//! Building a kustomization tree: kustomize's AccumulateTarget order per
+//! kustomization (resources, configurations/crds, generators, components,
+//! transformers, validators, vars), then the top-level finishing steps.
+
+use crate::accumulator::{merge_vars, Accumulator};
+use crate::kustomization::{self, Kustomization};
+use crate::plan;
+use crate::plugins::{self, Settings};
+use kustom_api::fieldspec::TransformerConfig;
+use kustom_api::{resource, yaml, Error, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Whether resource files must lie inside their kustomization's directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadRestrictor {
+    /// kustomize's default.
+    RootOnly,
+    /// `--load-restrictor LoadRestrictionsNone`.
+    None,
+}
+
+type CachedBuild = Arc<OnceLock<Result<Accumulator, Error>>>;
+
+/// Builds kustomizations; shared by the threads that build sibling bases.
+pub struct Builder {
+    /// How plugins are found and run.
+    pub settings: Settings,
+    /// File load restriction.
+    pub restrictor: LoadRestrictor,
+    /// Directory builds by canonical path: a base referenced by several
+    /// overlays is built once.
+    cache: Mutex<HashMap<PathBuf, CachedBuild>>,
+}
+
+/// One kustomization being built: its directory, file and parsed content.
+struct Target {
+    dir: PathBuf,
+    file: PathBuf,
+    kust: Kustomization,
+}
+
+/// The result of a whole build, before output.
+pub struct Built {
+    /// The output resources, in build order (not yet sorted).
+    pub resources: Vec<Value>,
+    /// The top kustomization.
+    pub top: Kustomization,
+}
+
+impl Builder {
+    /// A builder with these plugin settings.
+    pub fn new(settings: Settings, restrictor: LoadRestrictor) -> Builder {
+        Builder {
+            settings,
+            restrictor,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Build the kustomization in `dir` the way `kustomize build` does,
+    /// up to (not including) sorting and output.
+    pub fn build(&self, dir: &Path) -> Result<Built, Error> {
+        let dir = canonical_dir(dir)?;
+        let target = load_target(&dir)?;
+        // A Component at the top is built like a Kustomization (as kustomize does).
+        let acc = self.accumulate_target(&target, Accumulator::new(), &[dir.clone()])?;
+        // Hash suffixes and name references only matter when something was
+        // generated or renamed; otherwise the finishing call is skipped.
+        let resources = if !acc.vars.is_empty() || acc.resources.iter().any(needs_finishing) {
+            let finish = plan::finishing_transformers(&acc.config, &acc.vars);
+            self.settings
+                .transform(&finish, acc.resources, &target.dir, &target.file, false)?
+        } else {
+            acc.resources
+        };
+        let resources = drop_local_config(resources);
+        Ok(Built {
+            resources,
+            top: target.kust,
+        })
+    }
+
+    /// kustomize's accumulateTarget, starting from `acc` (empty for a
+    /// kustomization, the parent's for a component). `stack` holds the
+    /// directories being built, to report cycles.
+    fn accumulate_target(
+        &self,
+        t: &Target,
+        acc: Accumulator,
+        stack: &[PathBuf],
+    ) -> Result<Accumulator, Error> {
+        let k = &t.kust;
+        let mut acc = self
+            .accumulate_resources(t, acc, &k.resources, stack)
+            .map_err(|e| e.context("accumulating resources"))?;
+        // configurations: and crds: extend the field specs for this tree.
+        for c in &k.configurations {
+            let text = self.read_file(t, c)?;
+            for doc in yaml::parse_stream(&text).map_err(|e| e.context(c))? {
+                let tc = TransformerConfig::from_value(&doc)
+                    .map_err(|e| e.context(format!("{} (in {})", c, t.file.display())))?;
+                acc.config.merge(&tc)?;
+            }
+        }
+        if !k.crds.is_empty() {
+            return Err(Error::new(format!(
+                "{}: `crds:` is not supported yet; use `configurations:` to declare the CRD's reference fields",
+                t.file.display()
+            )));
+        }
+        // Generators: builtin fields first, then the `generators:` list.
+        let mut gens = plan::builtin_generators(k);
+        gens.extend(self.plugin_configs(t, &k.generators, stack)?);
+        if !gens.is_empty() {
+            let generated = self.settings.generate(&gens, &t.dir, &t.file)?;
+            acc.absorb_all(generated)
+                .map_err(|e| e.context(format!("merging generated resources in {}", t.file.display())))?;
+            // KEP: generators may also transform; 127 means they don't.
+            let external: Vec<Value> = gens
+                .iter()
+                .filter(|g| plugins::group_of(g) != plugins::BUILTIN_GROUP)
+                .cloned()
+                .collect();
+            if !external.is_empty() {
+                let rs = std::mem::take(&mut acc.resources);
+                let rs = self
+                    .settings
+                    .transform(&external, rs, &t.dir, &t.file, true)?;
+                acc.set_resources(rs);
+            }
+        }
+        // Components start from this accumulator.
+        for c in &k.components {
+            acc = self
+                .accumulate_component(t, c, acc, stack)
+                .map_err(|e| e.context("accumulating components"))?;
+        }
+        // Transformers: builtin fields in kustomize's order, then `transformers:`.
+        let mut ts = plan::builtin_transformers(k, &acc.config)
+            .map_err(|e| e.context(t.file.display()))?;
+        ts.extend(self.plugin_configs(t, &k.transformers, stack)?);
+        if !ts.is_empty() {
+            let rs = std::mem::take(&mut acc.resources);
+            let rs = self.settings.transform(&ts, rs, &t.dir, &t.file, false)?;
+            acc.set_resources(rs);
+        }
+        // Validators must not change anything.
+        let vs = self.plugin_configs(t, &k.validators, stack)?;
+        if !vs.is_empty() {
+            let out = self
+                .settings
+                .transform(&vs, acc.resources.clone(), &t.dir, &t.file, false)?;
+            if out != acc.resources {
+                return Err(Error::new(format!(
+                    "validator shouldn't modify the resource map (validators of {})",
+                    t.file.display()
+                )));
+            }
+        }
+        merge_vars(&mut acc.vars, k.vars.clone())
+            .map_err(|e| e.context(format!("merging vars of {}", t.file.display())))?;
+        Ok(acc)
+    }
+
+    /// Accumulate `resources:` entries: files are read, directories built
+    /// (in parallel, each with its own accumulator) and merged in order.
+    fn accumulate_resources(
+        &self,
+        t: &Target,
+        mut acc: Accumulator,
+        paths: &[String],
+        stack: &[PathBuf],
+    ) -> Result<Accumulator, Error> {
+        enum Entry {
+            File(Vec<Value>),
+            Dir(PathBuf),
+        }
+        let mut entries = Vec::with_capacity(paths.len());
+        for p in paths {
+            if is_remote(p) {
+                return Err(Error::new(format!(
+                    "{}: remote resource {p:?} is not supported: kustom builds local trees only; vendor the base into the repository",
+                    t.file.display()
+                )));
+            }
+            let full = t.dir.join(p);
+            if full.is_file() {
+                let real = self.check_restriction(t, &full, p)?;
+                entries.push(Entry::File(read_resource_file(&real, p, &t.file)?));
+            } else if full.is_dir() {
+                entries.push(Entry::Dir(canonical_dir(&full)?));
+            } else {
+                return Err(Error::new(format!(
+                    "accumulating resources from '{p}': file or directory {} does not exist (listed in {})",
+                    full.display(),
+                    t.file.display()
+                )));
+            }
+        }
+        // Build the sibling directories concurrently; merge in listed order.
+        let dirs: Vec<&PathBuf> = entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Dir(d) => Some(d),
+                Entry::File(_) => None,
+            })
+            .collect();
+        let mut built: Vec<Result<Accumulator, Error>> = if dirs.len() > 1 {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = dirs
+                    .iter()
+                    .map(|d| s.spawn(|| self.build_base(d, stack)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(Error::new("a base build thread panicked")))
+                    })
+                    .collect()
+            })
+        } else {
+            dirs.iter().map(|d| self.build_base(d, stack)).collect()
+        };
+        built.reverse();
+        for (entry, path) in entries.into_iter().zip(paths) {
+            match entry {
+                Entry::File(rs) => acc.append_all(rs).map_err(|e| {
+                    e.context(format!("merging resources from '{path}' (in {})", t.file.display()))
+                })?,
+                Entry::Dir(d) => {
+                    let sub = built.pop().expect("one build per directory")?;
+                    acc.merge(sub).map_err(|e| {
+                        e.context(format!("recursed merging from path '{}'", d.display()))
+                    })?;
+                }
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Build a base directory with a fresh accumulator (cached per directory).
+    fn build_base(&self, dir: &Path, stack: &[PathBuf]) -> Result<Accumulator, Error> {
+        if stack.iter().any(|s| s == dir) {
+            return Err(Error::new(format!(
+                "cycle detected: {} includes itself (through {})",
+                dir.display(),
+                stack
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
+            )));
+        }
+        let cell = {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            cache.entry(dir.to_path_buf()).or_default().clone()
+        };
+        cell.get_or_init(|| {
+            let t = load_target(dir)?;
+            if t.kust.is_component() {
+                return Err(Error::new(format!(
+                    "expected kind != 'Component' for path '{}': a Component belongs under `components:`, not `resources:`",
+                    dir.display()
+                )));
+            }
+            let mut stack = stack.to_vec();
+            stack.push(dir.to_path_buf());
+            self.accumulate_target(&t, Accumulator::new(), &stack)
+                .map_err(|e| e.context(format!("recursed accumulation of path '{}'", dir.display())))
+        })
+        .clone()
+    }
+
+    fn accumulate_component(
+        &self,
+        parent: &Target,
+        path: &str,
+        acc: Accumulator,
+        stack: &[PathBuf],
+    ) -> Result<Accumulator, Error> {
+        let full = parent.dir.join(path);
+        if !full.is_dir() {
+            return Err(Error::new(format!(
+                "component {path:?} listed in {} is not a directory: components must be directories with a kustomization of kind Component",
+                parent.file.display()
+            )));
+        }
+        let dir = canonical_dir(&full)?;
+        if stack.contains(&dir) {
+            return Err(Error::new(format!("cycle detected at component {}", dir.display())));
+        }
+        let t = load_target(&dir)?;
+        if !t.kust.is_component() {
+            return Err(Error::new(format!(
+                "expected kind 'Component' for path '{}' but got '{}'",
+                dir.display(),
+                t.kust.kind
+            )));
+        }
+        let mut stack = stack.to_vec();
+        stack.push(dir.clone());
+        self.accumulate_target(&t, acc, &stack)
+            .map_err(|e| e.context(format!("accumulating component '{}'", dir.display())))
+    }
+
+    /// The config objects of a `generators:` / `transformers:` / `validators:`
+    /// list: inline YAML objects, files, or kustomization directories.
+    fn plugin_configs(
+        &self,
+        t: &Target,
+        entries: &[String],
+        stack: &[PathBuf],
+    ) -> Result<Vec<Value>, Error> {
+        let mut out = Vec::new();
+        for e in entries {
+            if let Some(inline) = parse_inline(e) {
+                out.extend(inline);
+                continue;
+            }
+            let full = t.dir.join(e);
+            if full.is_file() {
+                let real = self.check_restriction(t, &full, e)?;
+                out.extend(read_resource_file(&real, e, &t.file)?);
+            } else if full.is_dir() {
+                let dir = canonical_dir(&full)?;
+                out.extend(self.build_base(&dir, stack)?.resources);
+            } else {
+                return Err(Error::new(format!(
+                    "plugin config '{e}' listed in {} is neither a file, a directory nor inline YAML",
+                    t.file.display()
+                )));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A file named by a kustomization, checked against the load restrictor.
+    fn check_restriction(&self, t: &Target, full: &Path, rel: &str) -> Result<PathBuf, Error> {
+        let real = full
+            .canonicalize()
+            .map_err(|e| Error::new(format!("{}: {e}", full.display())))?;
+        if self.restrictor == LoadRestrictor::RootOnly && !real.starts_with(&t.dir) {
+            return Err(Error::new(format!(
+                "security; file '{}' is not in or below '{}' (named as '{rel}' in {}); move it under the kustomization or build with --load-restrictor LoadRestrictionsNone",
+                real.display(),
+                t.dir.display(),
+                t.file.display()
+            )));
+        }
+        Ok(real)
+    }
+
+    fn read_file(&self, t: &Target, rel: &str) -> Result<String, Error> {
+        let full = t.dir.join(rel);
+        let real = self.check_restriction(t, &full, rel)?;
+        std::fs::read_to_string(&real)
+            .map_err(|e| Error::new(format!("reading {} (named in {}): {e}", real.display(), t.file.display())))
+    }
+}
+
+fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
+    dir.canonicalize().map_err(|e| {
+        Error::new(format!(
+            "must build at directory: not a valid directory: '{}': {e}",
+            dir.display()
+        ))
+    })
+}
+
+fn load_target(dir: &Path) -> Result<Target, Error> {
+    let file = kustomization::find_file(dir)?;
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| Error::new(format!("reading {}: {e}", file.display())))?;
+    let kust = Kustomization::parse(&text, &file)?;
+    Ok(Target {
+        dir: dir.to_path_buf(),
+        file,
+        kust,
+    })
+}
+
+fn is_remote(p: &str) -> bool {
+    p.contains("://") || p.starts_with("git@") || p.starts_with("github.com/")
+}
+
+/// Inline plugin configs: an entry that parses as YAML objects with a kind.
+fn parse_inline(entry: &str) -> Option<Vec<Value>> {
+    if !entry.contains('\n') && !entry.trim_start().starts_with('{') {
+        return None;
+    }
+    let docs = yaml::parse_stream(entry).ok()?;
+    if docs.is_empty() || !docs.iter().all(|d| d.is_object() && !resource::kind(d).is_empty()) {
+        return None;
+    }
+    Some(docs)
+}
+
+/// Read a resource file: multi-document YAML, `*List` kinds expanded,
+/// every object needing a kind and a name.
+pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Vec<Value>, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::new(format!("reading {}: {e}", path.display())))?;
+    let where_ = || format!("accumulating resources from '{rel}' (listed in {})", kust_file.display());
+    let docs = yaml::parse_stream(&text).map_err(|e| e.context(path.display()).context(where_()))?;
+    let mut out = Vec::with_capacity(docs.len());
+    let mut queue: std::collections::VecDeque<Value> = docs.into();
+    while let Some(doc) = queue.pop_front() {
+        match &doc {
+            Value::Null => continue,
+            Value::Object(m) if m.is_empty() => continue,
+            Value::Object(_) => {}
+            _ => {
+                return Err(Error::new(format!(
+                    "{}: a resource must be a YAML mapping with apiVersion, kind and metadata.name",
+                    path.display()
+                ))
+                .context(where_()))
+            }
+        }
+        let kind = resource::kind(&doc).to_string();
+        if kind.is_empty() {
+            return Err(Error::new(format!("{}: missing kind in object", path.display())).context(where_()));
+        }
+        if kind.ends_with("List") {
+            match doc.get("items") {
+                None => {}
+                Some(Value::Null) => continue,
+                Some(Value::Array(items)) => {
+                    queue.extend(items.iter().cloned());
+                    continue;
+                }
+                Some(_) => {
+                    return Err(Error::new(format!(
+                        "{}: expected array in {kind}/items",
+                        path.display()
+                    ))
+                    .context(where_()))
+                }
+            }
+        } else if resource::name(&doc).is_empty() {
+            return Err(Error::new(format!(
+                "{}: missing metadata.name in object of kind {kind}",
+                path.display()
+            ))
+            .context(where_()));
+        }
+        out.push(doc);
+    }
+    Ok(out)
+}
+
+/// Whether a resource carries a pending hash suffix or a rename that
+/// references to it must follow.
+fn needs_finishing(r: &Value) -> bool {
+    use kustom_api::protocol::{NEEDS_HASH_SUFFIX, PREVIOUS_NAMES};
+    resource::annotation(r, NEEDS_HASH_SUFFIX).is_some() || resource::annotation(r, PREVIOUS_NAMES).is_some()
+}
+
+/// Drop objects annotated `config.kubernetes.io/local-config` (unless "false").
+fn drop_local_config(resources: Vec<Value>) -> Vec<Value> {
+    resources
+        .into_iter()
+        .filter(|r| {
+            !matches!(resource::annotation(r, kustom_api::protocol::LOCAL_CONFIG), Some(v) if v != "false")
+        })
+        .collect()
+}

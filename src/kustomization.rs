@@ -1,0 +1,380 @@
+//! The kustomization file: its schema (kustomize's `types.Kustomization`,
+//! unknown fields rejected), finding it in a directory, and the fix-ups
+//! kustomize applies to deprecated fields.
+
+use kustom_api::{yaml, Error, Value};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The file names kustomize accepts, in the order it looks for them.
+pub const FILE_NAMES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// `apiVersion` of a Kustomization.
+pub const KUSTOMIZATION_VERSION: &str = "kustomize.config.k8s.io/v1beta1";
+/// `apiVersion` of a Component.
+pub const COMPONENT_VERSION: &str = "kustomize.config.k8s.io/v1alpha1";
+
+/// A parsed kustomization (or component) file.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Kustomization {
+    /// `kustomize.config.k8s.io/v1beta1` (or v1alpha1 for a Component).
+    #[serde(default)]
+    pub api_version: String,
+    /// `Kustomization` or `Component`.
+    #[serde(default)]
+    pub kind: String,
+    /// Ignored by the build.
+    #[serde(default)]
+    pub metadata: Option<Value>,
+    /// Custom OpenAPI schema (`path:` or `version:`).
+    #[serde(default)]
+    pub openapi: BTreeMap<String, String>,
+    /// Prefix for all names.
+    #[serde(default)]
+    pub name_prefix: String,
+    /// Suffix for all names.
+    #[serde(default)]
+    pub name_suffix: String,
+    /// Namespace for all namespaced objects.
+    #[serde(default)]
+    pub namespace: String,
+    /// Deprecated: labels on metadata and selectors.
+    #[serde(default)]
+    pub common_labels: BTreeMap<String, String>,
+    /// Labels with control over selectors and templates.
+    #[serde(default)]
+    pub labels: Vec<Label>,
+    /// Annotations for all objects.
+    #[serde(default)]
+    pub common_annotations: BTreeMap<String, String>,
+    /// Deprecated: strategic-merge patches, file paths or inline YAML.
+    #[serde(default)]
+    pub patches_strategic_merge: Vec<String>,
+    /// Deprecated: JSON 6902 patches with targets.
+    #[serde(default)]
+    pub patches_json6902: Vec<Patch>,
+    /// Patches with optional targets.
+    #[serde(default)]
+    pub patches: Vec<Patch>,
+    /// Image rewrites.
+    #[serde(default)]
+    pub images: Vec<Image>,
+    /// Deprecated spelling of `images`.
+    #[serde(default)]
+    pub image_tags: Vec<Image>,
+    /// Replacements, inline or `path:`.
+    #[serde(default)]
+    pub replacements: Vec<Value>,
+    /// Replica counts.
+    #[serde(default)]
+    pub replicas: Vec<Replica>,
+    /// Deprecated: `$(VAR)` substitutions.
+    #[serde(default)]
+    pub vars: Vec<Value>,
+    /// Output order.
+    #[serde(default)]
+    pub sort_options: Option<Value>,
+    /// Files, directories and URLs to build from.
+    #[serde(default)]
+    pub resources: Vec<String>,
+    /// Component directories applied on top of the accumulated resources.
+    #[serde(default)]
+    pub components: Vec<String>,
+    /// CRD files whose schemas mark references.
+    #[serde(default)]
+    pub crds: Vec<String>,
+    /// Deprecated spelling of `resources`.
+    #[serde(default)]
+    pub bases: Vec<String>,
+    /// ConfigMap generators.
+    #[serde(default)]
+    pub config_map_generator: Vec<GeneratorArgs>,
+    /// Secret generators.
+    #[serde(default)]
+    pub secret_generator: Vec<GeneratorArgs>,
+    /// Helm settings shared by `helmCharts`.
+    #[serde(default)]
+    pub helm_globals: Option<Value>,
+    /// Helm charts to inflate.
+    #[serde(default)]
+    pub helm_charts: Vec<Value>,
+    /// Deprecated helm chart spelling.
+    #[serde(default)]
+    pub helm_chart_inflation_generator: Vec<Value>,
+    /// Options for every generator of this kustomization.
+    #[serde(default)]
+    pub generator_options: Option<GeneratorOptions>,
+    /// Field-spec configuration files.
+    #[serde(default)]
+    pub configurations: Vec<String>,
+    /// Generator plugin configs: files, directories or inline objects.
+    #[serde(default)]
+    pub generators: Vec<String>,
+    /// Transformer plugin configs.
+    #[serde(default)]
+    pub transformers: Vec<String>,
+    /// Validator plugin configs.
+    #[serde(default)]
+    pub validators: Vec<String>,
+    /// `originAnnotations`, `transformerAnnotations`, `managedByLabel`.
+    #[serde(default)]
+    pub build_metadata: Vec<String>,
+}
+
+/// One `labels:` entry.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Label {
+    /// The labels.
+    #[serde(default)]
+    pub pairs: BTreeMap<String, String>,
+    /// Also set selectors (and templates).
+    #[serde(default)]
+    pub include_selectors: bool,
+    /// Also set pod templates.
+    #[serde(default)]
+    pub include_templates: bool,
+    /// Extra field specs.
+    #[serde(default)]
+    pub field_specs: Vec<Value>,
+}
+
+/// One `patches:` / `patchesJson6902:` entry.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Patch {
+    /// File with the patch.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    /// Inline patch.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub patch: String,
+    /// Which resources to patch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Selector>,
+    /// allowNameChange / allowKindChange.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, bool>,
+}
+
+/// A resource selector (kustomize's `types.Selector`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Selector {
+    /// API group.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    /// API version.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub version: String,
+    /// Kind.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    /// Name (regex).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Namespace (regex).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    /// Label selector.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label_selector: String,
+    /// Annotation selector.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub annotation_selector: String,
+}
+
+/// One `images:` entry.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Image {
+    /// Image name to match.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Replacement name.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub new_name: String,
+    /// Replacement tag.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub new_tag: String,
+    /// Replacement digest.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub digest: String,
+    /// Suffix appended to the tag.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tag_suffix: String,
+}
+
+/// One `replicas:` entry.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Replica {
+    /// Name of the workload.
+    #[serde(default)]
+    pub name: String,
+    /// Replica count.
+    #[serde(default)]
+    pub count: i64,
+}
+
+/// `generatorOptions:` and the per-generator `options:`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct GeneratorOptions {
+    /// Labels for generated objects.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// Annotations for generated objects.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+    /// No content-hash name suffix.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_name_suffix_hash: bool,
+    /// Mark generated objects immutable.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub immutable: bool,
+}
+
+/// One `configMapGenerator:` / `secretGenerator:` entry.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct GeneratorArgs {
+    /// Name of the generated object.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Namespace of the generated object.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    /// create, merge or replace.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub behavior: String,
+    /// `KEY=VALUE` entries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub literals: Vec<String>,
+    /// Files (`[key=]path`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// Env files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub envs: Vec<String>,
+    /// Deprecated single env file.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub env: String,
+    /// Per-generator options.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<GeneratorOptions>,
+    /// Secret type (secretGenerator only).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub r#type: String,
+}
+
+/// The kustomization file in `dir`, if there is exactly one.
+pub fn find_file(dir: &Path) -> Result<PathBuf, Error> {
+    let found: Vec<PathBuf> = FILE_NAMES
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| p.is_file())
+        .collect();
+    match found.len() {
+        0 => Err(Error::new(format!(
+            "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+            dir.display()
+        ))),
+        1 => Ok(found.into_iter().next().expect("one element")),
+        _ => Err(Error::new(format!(
+            "found multiple kustomization files under: {}",
+            dir.display()
+        ))),
+    }
+}
+
+impl Kustomization {
+    /// Parse a kustomization file's text; `file` names it in errors.
+    pub fn parse(text: &str, file: &Path) -> Result<Kustomization, Error> {
+        let docs = yaml::parse_stream(text)
+            .map_err(|e| e.context(format!("invalid Kustomization {}", file.display())))?;
+        let value = match docs.len() {
+            0 => Value::Object(Default::default()),
+            1 => docs.into_iter().next().expect("one document"),
+            _ => {
+                return Err(Error::new(format!(
+                    "invalid Kustomization {}: more than one YAML document",
+                    file.display()
+                )))
+            }
+        };
+        if !value.is_object() {
+            return Err(Error::new(format!(
+                "invalid Kustomization {}: expected a mapping",
+                file.display()
+            )));
+        }
+        let mut k: Kustomization = serde_json::from_value(value).map_err(|e| {
+            Error::new(format!(
+                "invalid Kustomization {}: {e}; fix or remove the field (see the kustomization reference)",
+                file.display()
+            ))
+        })?;
+        k.fix();
+        let problems = k.enforce_fields();
+        if !problems.is_empty() {
+            return Err(Error::new(format!(
+                "Failed to read kustomization file under {}:\n{}",
+                file.parent().unwrap_or(Path::new(".")).display(),
+                problems.join("\n")
+            )));
+        }
+        Ok(k)
+    }
+
+    /// Whether this is a `kind: Component`.
+    pub fn is_component(&self) -> bool {
+        self.kind == "Component"
+    }
+
+    /// Move deprecated fields to their replacements, as kustomize does on load.
+    fn fix(&mut self) {
+        if self.kind.is_empty() {
+            self.kind = "Kustomization".into();
+        }
+        if self.api_version.is_empty() {
+            self.api_version = if self.is_component() {
+                COMPONENT_VERSION
+            } else {
+                KUSTOMIZATION_VERSION
+            }
+            .into();
+        }
+        self.resources.append(&mut self.bases);
+        self.images.append(&mut self.image_tags);
+        for g in self
+            .config_map_generator
+            .iter_mut()
+            .chain(self.secret_generator.iter_mut())
+        {
+            if !g.env.is_empty() {
+                let env = std::mem::take(&mut g.env);
+                g.envs.push(env);
+            }
+        }
+    }
+
+    /// kustomize's EnforceFields: kind and apiVersion must agree.
+    fn enforce_fields(&self) -> Vec<String> {
+        let mut errs = Vec::new();
+        if self.kind != "Kustomization" && self.kind != "Component" {
+            errs.push("kind should be Kustomization or Component".to_string());
+        }
+        let required = if self.is_component() {
+            COMPONENT_VERSION
+        } else {
+            KUSTOMIZATION_VERSION
+        };
+        if self.api_version != required {
+            errs.push(format!("apiVersion for {} should be {required}", self.kind));
+        }
+        errs
+    }
+}

@@ -1,0 +1,14 @@
+//! kustom: `kustomize build` as an exec-plugin host.
+//!
+//! The core loads kustomizations ([`kustomization`]), accumulates resources
+//! ([`accumulator`]), runs components and the phase order ([`build`]),
+//! turns kustomization fields into builtin plugin configs ([`plan`]), runs
+//! plugins ([`plugins`]) and writes the result ([`output`]).
+
+pub mod accumulator;
+pub mod build;
+pub mod cli;
+pub mod kustomization;
+pub mod output;
+pub mod plan;
+pub mod plugins;

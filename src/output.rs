@@ -1,0 +1,216 @@
+//! The last steps of a build: ordering, removing build annotations, and
+//! writing the YAML (to STDOUT, a file, or one file per resource).
+
+use crate::kustomization::Kustomization;
+use kustom_api::protocol::{BUILD_ANNOTATIONS, ORIGIN, TRANSFORMATIONS};
+use kustom_api::{yaml, Error, Gvk, ResId, Value};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// kustomize's legacy kind order: these kinds first, in this order…
+const ORDER_FIRST: &[&str] = &[
+    "Namespace",
+    "ResourceQuota",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+    "PodSecurityPolicy",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Endpoints",
+    "Service",
+    "LimitRange",
+    "PriorityClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Deployment",
+    "StatefulSet",
+    "CronJob",
+    "PodDisruptionBudget",
+];
+/// …and these last.
+const ORDER_LAST: &[&str] = &["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+
+/// `--reorder`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reorder {
+    /// Not given: legacy unless the kustomization has sortOptions.
+    Unspecified,
+    /// Kind-based order.
+    Legacy,
+    /// Input order.
+    None,
+}
+
+/// Order resources per `sortOptions` or `--reorder` (the kustomization wins).
+pub fn sort(resources: &mut Vec<Value>, top: &Kustomization, reorder: Reorder) -> Result<(), Error> {
+    if let Some(opts) = &top.sort_options {
+        let order = opts.get("order").and_then(Value::as_str).unwrap_or("fifo");
+        let legacy = opts.get("legacySortOptions");
+        match order {
+            "fifo" => {
+                if legacy.is_some_and(|l| !l.is_null()) {
+                    return Err(Error::new(
+                        "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
+                    ));
+                }
+                Ok(())
+            }
+            "legacy" => {
+                let list = |key: &str| -> Option<Vec<String>> {
+                    legacy?.get(key)?.as_array().map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect()
+                    })
+                };
+                match legacy.filter(|l| !l.is_null()) {
+                    Some(_) => {
+                        let first = list("orderFirst").unwrap_or_default();
+                        let last = list("orderLast").unwrap_or_default();
+                        legacy_sort(resources, &first, &last);
+                    }
+                    None => legacy_sort(resources, ORDER_FIRST, ORDER_LAST),
+                }
+                Ok(())
+            }
+            _ => Err(Error::new(
+                "the field 'sortOptions.order' must be one of [fifo, legacy]",
+            )),
+        }
+    } else {
+        if reorder != Reorder::None {
+            legacy_sort(resources, ORDER_FIRST, ORDER_LAST);
+        }
+        Ok(())
+    }
+}
+
+fn legacy_sort<S: AsRef<str>>(resources: &mut Vec<Value>, first: &[S], last: &[S]) {
+    let mut rank: HashMap<&str, i64> = HashMap::new();
+    for (i, k) in first.iter().enumerate() {
+        rank.insert(k.as_ref(), i as i64 - first.len() as i64);
+    }
+    for (i, k) in last.iter().enumerate() {
+        rank.insert(k.as_ref(), 1 + i as i64);
+    }
+    let mut keyed: Vec<(i64, String, String, Value)> = resources
+        .drain(..)
+        .map(|r| {
+            let id = ResId::of(&r);
+            let rank = rank.get(id.gvk.kind.as_str()).copied().unwrap_or(0);
+            (rank, gvk_sort_string(&id.gvk), id_sort_string(&id), r)
+        })
+        .collect();
+    keyed.sort_by(|a, b| {
+        if a.1 != b.1 {
+            if a.0 != b.0 {
+                return a.0.cmp(&b.0);
+            }
+            return a.1.cmp(&b.1);
+        }
+        a.2.cmp(&b.2)
+    });
+    resources.extend(keyed.into_iter().map(|k| k.3));
+}
+
+fn gvk_sort_string(g: &Gvk) -> String {
+    let or = |s: &str, d: &str| if s.is_empty() { d.to_string() } else { s.to_string() };
+    format!(
+        "{}_{}_{}",
+        or(&g.group, "~G"),
+        or(&g.version, "~V"),
+        or(&g.kind, "~K")
+    )
+}
+
+fn id_sort_string(id: &ResId) -> String {
+    let ns = if id.namespace.is_empty() { "~X" } else { &id.namespace };
+    let name = if id.name.is_empty() { "~N" } else { &id.name };
+    format!("{}|{ns}|{name}", id.gvk)
+}
+
+/// Remove build annotations (and origin/transformer annotations unless
+/// `buildMetadata` asks for them); an annotations map left empty goes too.
+pub fn strip_build_annotations(resources: &mut [Value], top: &Kustomization) {
+    let keep_origin = top.build_metadata.iter().any(|m| m == "originAnnotations");
+    let keep_transformations = top
+        .build_metadata
+        .iter()
+        .any(|m| m == "transformerAnnotations");
+    for r in resources {
+        let Some(meta) = r.get_mut("metadata").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        let Some(annos) = meta.get_mut("annotations") else {
+            continue;
+        };
+        if let Some(map) = annos.as_object_mut() {
+            for key in BUILD_ANNOTATIONS {
+                map.shift_remove(*key);
+            }
+            if !keep_origin {
+                map.shift_remove(ORIGIN);
+            }
+            if !keep_transformations {
+                map.shift_remove(TRANSFORMATIONS);
+            }
+        }
+        let empty = match annos {
+            Value::Null => true,
+            Value::Object(m) => m.is_empty(),
+            _ => false,
+        };
+        if empty {
+            meta.shift_remove("annotations");
+        }
+    }
+}
+
+/// The whole output stream, as `kustomize build` prints it.
+pub fn render(resources: &[Value]) -> String {
+    yaml::to_yaml_stream(resources)
+}
+
+/// Write one file per resource into `dir` (kustomize's `-o DIR`), all or nothing.
+pub fn write_dir(resources: &[Value], dir: &Path) -> Result<(), Error> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for r in resources {
+        let id = ResId::of(r);
+        let mut name = String::new();
+        if !id.gvk.group.is_empty() {
+            name.push_str(&id.gvk.group);
+            name.push('_');
+        }
+        name.push_str(&id.gvk.version);
+        name.push('_');
+        name.push_str(&id.gvk.kind);
+        name.push('_');
+        name.push_str(&id.name);
+        let file = format!("{}.yaml", name.to_lowercase());
+        files.push((file, yaml::to_yaml(r)));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::new(format!("creating output directory {}: {e}", dir.display())))?;
+    // Write to temporary names first, then rename, so a failure leaves nothing half-written.
+    let mut written = Vec::new();
+    for (file, text) in &files {
+        let tmp = dir.join(format!(".{file}.kustom-tmp"));
+        if let Err(e) = std::fs::write(&tmp, text) {
+            for t in &written {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(Error::new(format!("writing {}: {e}", tmp.display())));
+        }
+        written.push(tmp);
+    }
+    for ((file, _), tmp) in files.iter().zip(&written) {
+        std::fs::rename(tmp, dir.join(file))
+            .map_err(|e| Error::new(format!("writing {}: {e}", dir.join(file).display())))?;
+    }
+    Ok(())
+}

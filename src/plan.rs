@@ -1,0 +1,222 @@
+//! Where kustomization fields become plugin calls: each builtin field is
+//! turned into a virtual resource of `apiVersion: builtin` with exactly
+//! kustomize's builtin config schema, in kustomize's order. The same objects
+//! work when a user lists them under `generators:` / `transformers:`.
+
+use crate::kustomization::{GeneratorOptions, Kustomization};
+use kustom_api::fieldspec::{label_field_specs, FieldSpec, TransformerConfig};
+use kustom_api::{Error, Value};
+use serde::Serialize;
+use serde_json::{json, Map};
+
+/// A builtin config object: `apiVersion: builtin`, the kind, a name, and the fields.
+fn builtin(kind: &str, name: &str, fields: Value) -> Value {
+    let mut obj = Map::new();
+    obj.insert("apiVersion".into(), json!("builtin"));
+    obj.insert("kind".into(), json!(kind));
+    obj.insert("metadata".into(), json!({ "name": name }));
+    if let Value::Object(f) = fields {
+        for (k, v) in f {
+            obj.insert(k, v);
+        }
+    }
+    Value::Object(obj)
+}
+
+fn to_value<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).unwrap_or(Value::Null)
+}
+
+fn specs(fs: &[FieldSpec]) -> Value {
+    to_value(&fs)
+}
+
+/// kustomize's MergeGlobalOptionsIntoLocal: global labels/annotations fill
+/// keys the entry does not set; global flags switch on.
+fn merge_options(
+    local: Option<&GeneratorOptions>,
+    global: Option<&GeneratorOptions>,
+) -> Option<GeneratorOptions> {
+    let Some(global) = global else {
+        return local.cloned();
+    };
+    let mut out = local.cloned().unwrap_or_default();
+    for (k, v) in &global.labels {
+        out.labels.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    for (k, v) in &global.annotations {
+        out.annotations.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    out.disable_name_suffix_hash |= global.disable_name_suffix_hash;
+    out.immutable |= global.immutable;
+    Some(out)
+}
+
+/// The builtin generator configs of a kustomization, in kustomize's order:
+/// configMapGenerator, secretGenerator, helmCharts.
+pub fn builtin_generators(k: &Kustomization) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (kind, entries) in [
+        ("ConfigMapGenerator", &k.config_map_generator),
+        ("SecretGenerator", &k.secret_generator),
+    ] {
+        for args in entries {
+            let mut args = args.clone();
+            args.options = merge_options(args.options.as_ref(), k.generator_options.as_ref());
+            let mut v = builtin(kind, &args.name, to_value(&args));
+            if !args.namespace.is_empty() {
+                v["metadata"]["namespace"] = json!(args.namespace);
+            }
+            out.push(v);
+        }
+    }
+    let globals = k.helm_globals.clone().unwrap_or_else(|| json!({}));
+    for chart in &k.helm_charts {
+        let mut fields = globals.clone();
+        if let (Some(f), Some(c)) = (fields.as_object_mut(), chart.as_object()) {
+            for (key, v) in c {
+                f.insert(key.clone(), v.clone());
+            }
+        }
+        let name = chart.get("name").and_then(Value::as_str).unwrap_or("");
+        out.push(builtin("HelmChartInflationGenerator", name, fields));
+    }
+    out
+}
+
+/// The builtin transformer configs of a kustomization, in kustomize's
+/// order: PatchStrategicMerge, Patch, Namespace, Prefix, Suffix, Label,
+/// Annotations, PatchJson6902, ReplicaCount, ImageTag, Replacement.
+pub fn builtin_transformers(k: &Kustomization, tc: &TransformerConfig) -> Result<Vec<Value>, Error> {
+    let mut out = Vec::new();
+    if !k.patches_strategic_merge.is_empty() {
+        out.push(builtin(
+            "PatchStrategicMergeTransformer",
+            "patchesStrategicMerge",
+            json!({ "paths": k.patches_strategic_merge }),
+        ));
+    }
+    for (i, p) in k.patches.iter().enumerate() {
+        out.push(builtin("PatchTransformer", &format!("patches-{i}"), to_value(p)));
+    }
+    if !k.namespace.is_empty() {
+        let mut v = builtin(
+            "NamespaceTransformer",
+            "namespace",
+            json!({ "fieldSpecs": specs(&tc.namespace) }),
+        );
+        v["metadata"]["namespace"] = json!(k.namespace);
+        out.push(v);
+    }
+    if !k.name_prefix.is_empty() {
+        out.push(builtin(
+            "PrefixTransformer",
+            "namePrefix",
+            json!({ "prefix": k.name_prefix, "fieldSpecs": specs(&tc.name_prefix) }),
+        ));
+    }
+    if !k.name_suffix.is_empty() {
+        out.push(builtin(
+            "SuffixTransformer",
+            "nameSuffix",
+            json!({ "suffix": k.name_suffix, "fieldSpecs": specs(&tc.name_suffix) }),
+        ));
+    }
+    for (i, label) in k.labels.iter().enumerate() {
+        let mut fs: Vec<FieldSpec> = Vec::new();
+        for extra in &label.field_specs {
+            let spec: FieldSpec = serde_json::from_value(extra.clone())
+                .map_err(|e| Error::new(format!("labels[{i}].fieldSpecs: {e}")))?;
+            push_unique(&mut fs, spec);
+        }
+        for spec in label_field_specs(label.include_selectors, label.include_templates, tc) {
+            push_unique(&mut fs, spec);
+        }
+        out.push(builtin(
+            "LabelTransformer",
+            &format!("labels-{i}"),
+            json!({ "labels": label.pairs, "fieldSpecs": specs(&fs) }),
+        ));
+    }
+    if !k.common_labels.is_empty() {
+        out.push(builtin(
+            "LabelTransformer",
+            "commonLabels",
+            json!({ "labels": k.common_labels, "fieldSpecs": specs(&tc.common_labels) }),
+        ));
+    }
+    if !k.common_annotations.is_empty() {
+        out.push(builtin(
+            "AnnotationsTransformer",
+            "commonAnnotations",
+            json!({ "annotations": k.common_annotations, "fieldSpecs": specs(&tc.common_annotations) }),
+        ));
+    }
+    for (i, p) in k.patches_json6902.iter().enumerate() {
+        let mut fields = json!({});
+        if let Some(t) = &p.target {
+            fields["target"] = to_value(t);
+        }
+        if !p.path.is_empty() {
+            fields["path"] = json!(p.path);
+        }
+        if !p.patch.is_empty() {
+            fields["jsonOp"] = json!(p.patch);
+        }
+        out.push(builtin(
+            "PatchJson6902Transformer",
+            &format!("patchesJson6902-{i}"),
+            fields,
+        ));
+    }
+    for (i, r) in k.replicas.iter().enumerate() {
+        out.push(builtin(
+            "ReplicaCountTransformer",
+            &format!("replicas-{i}"),
+            json!({ "replica": to_value(r), "fieldSpecs": specs(&tc.replicas) }),
+        ));
+    }
+    for (i, img) in k.images.iter().enumerate() {
+        out.push(builtin(
+            "ImageTagTransformer",
+            &format!("images-{i}"),
+            json!({ "imageTag": to_value(img), "fieldSpecs": specs(&tc.images) }),
+        ));
+    }
+    if !k.replacements.is_empty() {
+        out.push(builtin(
+            "ReplacementTransformer",
+            "replacements",
+            json!({ "replacements": k.replacements }),
+        ));
+    }
+    Ok(out)
+}
+
+fn push_unique(fs: &mut Vec<FieldSpec>, spec: FieldSpec) {
+    if !fs.contains(&spec) {
+        fs.push(spec);
+    }
+}
+
+/// The configs of the final, top-level pass: hash suffixes for generated
+/// objects, name-reference fixing with the tree's merged back-references,
+/// then `$(VAR)` resolution when the tree declares vars.
+pub fn finishing_transformers(tc: &TransformerConfig, vars: &[Value]) -> Vec<Value> {
+    let mut out = vec![
+        builtin("HashTransformer", "hash", json!({})),
+        builtin(
+            "NameReferenceTransformer",
+            "nameReference",
+            json!({ "nameReference": to_value(&tc.name_reference) }),
+        ),
+    ];
+    if !vars.is_empty() {
+        out.push(builtin(
+            "RefVarTransformer",
+            "vars",
+            json!({ "vars": vars, "fieldSpecs": specs(&tc.var_reference) }),
+        ));
+    }
+    out
+}
