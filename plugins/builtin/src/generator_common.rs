@@ -454,6 +454,69 @@ fn behavior_name(behavior: &str) -> &'static str {
     }
 }
 
+/// Test scaffolding shared by the generator tests: a scratch kustomization
+/// directory and the generate → HashTransformer pipeline the core runs.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::ctx::LoadRestrictor;
+    use crate::Ctx;
+    use kustom_api::{protocol, Value};
+    use std::path::PathBuf;
+
+    /// A scratch directory, removed on drop.
+    pub struct Scratch {
+        /// The directory.
+        pub dir: PathBuf,
+    }
+
+    impl Scratch {
+        /// A fresh directory unique to this process and `name`.
+        pub fn new(name: &str) -> Scratch {
+            let dir =
+                std::env::temp_dir().join(format!("kustom-gen-test-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("create scratch dir");
+            Scratch { dir }
+        }
+
+        /// Write a file (creating parent directories).
+        pub fn write(&self, rel: &str, content: &[u8]) {
+            let path = self.dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).expect("create parent");
+            }
+            std::fs::write(path, content).expect("write file");
+        }
+
+        /// A plugin context rooted here.
+        pub fn ctx(&self) -> Ctx {
+            Ctx {
+                root: self.dir.clone(),
+                load_restrictor: LoadRestrictor::RootOnly,
+                kustomization: self.dir.join("kustomization.yaml").display().to_string(),
+            }
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    /// Hash-suffix the generated objects and drop the build annotations, as
+    /// the rest of a build does: the result is what `kubectl kustomize` prints.
+    pub fn finish_build(mut objs: Vec<Value>, ctx: &Ctx) -> Vec<Value> {
+        crate::hash::transform(&Value::Null, &mut objs, ctx).expect("hash");
+        for obj in &mut objs {
+            for key in protocol::BUILD_ANNOTATIONS {
+                kustom_api::resource::remove_annotation(obj, key);
+            }
+        }
+        objs
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
