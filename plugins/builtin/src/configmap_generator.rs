@@ -62,7 +62,7 @@ mod tests {
             "apiVersion": "builtin", "kind": "ConfigMapGenerator",
             "name": "full", "namespace": "team",
             "literals": ["lit=value", "html=<a href=\"x\">&</a>", "quoted=\"q\""],
-            "envs": ["one.env"], "env": "two.env",
+            "envs": ["one.env", "two.env"],
             "files": ["sub/page.html", "raw=sub/all.bin"],
             "options": {"labels": {"app": "web", "tier": "1"},
                         "annotations": {"note": "hello"}, "immutable": true},

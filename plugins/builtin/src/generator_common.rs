@@ -40,7 +40,7 @@ pub(crate) struct GeneratorArgs {
     pub literals: Vec<String>,
     /// `files`: `path` or `key=path`.
     pub files: Vec<String>,
-    /// `envs`, followed by the deprecated singular `env` if set.
+    /// `envs`: env files.
     pub envs: Vec<String>,
     /// `options`.
     pub options: Options,
@@ -79,13 +79,10 @@ impl GeneratorArgs {
         if namespace.is_empty() {
             namespace = meta_str("namespace")?;
         }
-        let mut envs = string_list(obj, "envs")?;
-        // The singular `env` is kustomize's deprecated spelling; kustomize
-        // appends it to `envs` when it reads a kustomization file.
-        let env = opt_string(obj, "env", "env")?;
-        if !env.is_empty() {
-            envs.push(env);
-        }
+        // The deprecated singular `env` is not read: kustomize folds it into
+        // `envs` only for kustomization files (the core does the same), and
+        // ignores it in a generator config.
+        let envs = string_list(obj, "envs")?;
         let options = match field(obj, "options") {
             None | Some(Value::Null) => Options::default(),
             Some(Value::Object(o)) => Options {
@@ -652,7 +649,8 @@ mod tests {
         assert_eq!(args.name, "meta");
         assert_eq!(args.namespace, "ns");
         assert_eq!(args.literals, ["a=b"]);
-        assert_eq!(args.envs, ["one.env", "two.env"]);
+        // `env` is ignored in a generator config, as kustomize does.
+        assert_eq!(args.envs, ["one.env"]);
         assert!(args.options.immutable);
         assert!(!args.options.disable_name_suffix_hash);
         assert_eq!(args.options.labels.keys().collect::<Vec<_>>(), ["a", "z"]);
