@@ -296,6 +296,22 @@ mod tests {
     }
 
     #[test]
+    fn patched_non_string_data_and_string_data_hash_like_kustomize() {
+        // A generated ConfigMap and Secret patched before hashing; kubectl
+        // kustomize named them cm-fkf7fdbckf and sec-gg287bdk9d.
+        let cm: Value = serde_json::from_str(
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},
+            "data":{"a":"b","i":1,"f":1.50,"b":true,"big":12345678901234567890,
+            "small":0.0000001,"huge":1.5e300,"nested":{"x":[1,"two",null]}}}"#,
+        )
+        .unwrap();
+        assert_eq!(content_hash(&cm).unwrap(), "fkf7fdbckf");
+        let sec = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sec"},
+            "type": "Opaque", "data": {"a": "Yg=="}, "stringData": {"plain": "text<>"}});
+        assert_eq!(content_hash(&sec).unwrap(), "gg287bdk9d");
+    }
+
+    #[test]
     fn go_float_formats_like_encoding_json() {
         let cases = [
             (1.0, "1"),
