@@ -29,6 +29,8 @@ pub mod smp;
 pub mod target;
 
 pub use ctx::Ctx;
+/// kustomize's content hash (generated-name suffix) of a resource.
+pub use hash::content_hash;
 pub use plugin::{run, run_with};
 
 use kustom_api::{Error, Value};
