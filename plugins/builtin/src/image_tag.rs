@@ -9,7 +9,7 @@
 //! An image both passes reach is rewritten twice; that only shows with
 //! `tagSuffix`, which kustomize then appends twice too.
 
-use crate::prefix_suffix::wrong_kind;
+use crate::prefix_suffix::{set_untagged_scalar, wrong_kind};
 use crate::Ctx;
 use kustom_api::fieldspec::{config_field_specs, config_str_field, visit_fields, FieldSpec};
 use kustom_api::{resource, Error, Value};
@@ -97,7 +97,7 @@ impl ImageRewrite {
             Value::Object(_) => return Err(wrong_kind("ScalarNode", "MappingNode")),
         };
         if let Some(new) = self.rewrite(&text) {
-            *field = Value::String(new);
+            set_untagged_scalar(field, new);
         }
         Ok(())
     }
@@ -261,6 +261,16 @@ mod tests {
         // A numeric new tag is its text.
         let r = rewrite(json!({"name": "nginx", "newTag": 1.5}));
         assert_eq!(r.rewrite("nginx"), Some("nginx:1.5".into()));
+    }
+
+    #[test]
+    fn rewritten_value_is_typed_like_plain_yaml() {
+        // kustomize writes the new reference untagged: a numeric-looking one
+        // comes out as a number.
+        let r = rewrite(json!({"name": "nginx", "newName": "12"}));
+        let mut field = json!("nginx");
+        r.update(&mut field).unwrap();
+        assert_eq!(field, json!(12));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use crate::Ctx;
 use kustom_api::fieldspec::{config_field_specs, config_str_field, visit_fields, FieldSpec};
-use kustom_api::{protocol, resource, Error, Gvk, Value};
+use kustom_api::{protocol, resource, yaml, Error, Gvk, Value};
 
 /// Which end of the name a transformer extends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,13 +79,14 @@ impl Affix {
                         resource::store_previous_id(obj);
                     }
                 }
-                let blank = Value::String(String::new());
-                visit_fields(obj, spec, Some(&blank), &mut |field| {
+                // A created field starts as null: an untagged, plain scalar.
+                visit_fields(obj, spec, Some(&Value::Null), &mut |field| {
                     let current = scalar_text(field)?;
-                    *field = Value::String(match self.end {
+                    let text = match self.end {
                         End::Prefix => format!("{}{current}", self.value),
                         End::Suffix => format!("{current}{}", self.value),
-                    });
+                    };
+                    set_untagged_scalar(field, text);
                     Ok(())
                 })?;
             }
@@ -112,6 +113,23 @@ pub(crate) fn scalar_text(field: &Value) -> Result<String, Error> {
         Value::Array(_) => Err(wrong_kind("ScalarNode", "SequenceNode")),
         Value::Object(_) => Err(wrong_kind("ScalarNode", "MappingNode")),
     }
+}
+
+/// Replace a scalar field the way kustomize's `SetScalar` does: the new
+/// text carries no tag and keeps the old style, so where the old value was
+/// plain the text is typed as YAML would type it on output (prefix `1` on
+/// name `23` gives the number 123). A string that plain YAML would not read
+/// as a string must have been quoted, and then stays a string.
+pub(crate) fn set_untagged_scalar(field: &mut Value, text: String) {
+    let was_plain = match field {
+        Value::String(s) => yaml::plain_scalar_value(s).is_string(),
+        _ => true,
+    };
+    *field = if was_plain {
+        yaml::plain_scalar_value(&text)
+    } else {
+        Value::String(text)
+    };
 }
 
 /// kustomize's message for a field of the wrong shape.
@@ -311,6 +329,34 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.message.contains("expected ScalarNode"), "{err}");
+    }
+
+    #[test]
+    fn results_are_typed_like_plain_yaml() {
+        let mut res = vec![
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": 23}}),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "45"}}),
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}),
+        ];
+        transform_prefix(
+            &json!({"prefix": "1", "fieldSpecs": name_specs()}),
+            &mut res,
+            &ctx(),
+        )
+        .unwrap();
+        // A plain number stays plain and is read back as a number ...
+        assert_eq!(res[0]["metadata"]["name"], json!(123));
+        // ... a string that only quoting kept a string stays one.
+        assert_eq!(res[1]["metadata"]["name"], json!("145"));
+        assert_eq!(res[2]["metadata"]["name"], json!("1p"));
+        // The suffix reads the number's text.
+        transform_suffix(
+            &json!({"suffix": "-s", "fieldSpecs": name_specs()}),
+            &mut res,
+            &ctx(),
+        )
+        .unwrap();
+        assert_eq!(res[0]["metadata"]["name"], json!("123-s"));
     }
 
     #[test]
