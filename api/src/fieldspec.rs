@@ -98,6 +98,8 @@ pub fn split_path(path: &str) -> Vec<String> {
 /// element. When `spec.create` is set and `create_leaf` is given, missing
 /// fields are created (intermediate ones as maps, the leaf as a clone of
 /// `create_leaf`); a field that exists but is null is treated the same way.
+/// A path step marked `[]` is never created, but when that field exists and
+/// is null it becomes an empty sequence, as in kustomize.
 pub fn visit_fields(
     obj: &mut Value,
     spec: &FieldSpec,
@@ -146,9 +148,18 @@ pub fn visit_path(
                 return Err(Error::new("cannot set or create an empty field name"));
             }
             let missing = map.get(key).is_none_or(Value::is_null);
-            if missing {
+            if missing && is_seq {
+                // kustomize takes the `[]` hint even when not creating: a
+                // field that is there but null becomes an empty sequence
+                // (`containers: null` comes out as `containers: []`).
+                // A missing sequence is never created.
+                match map.get_mut(key) {
+                    Some(field) => *field = Value::Array(Vec::new()),
+                    None => return Ok(()),
+                }
+            } else if missing {
                 match create_leaf {
-                    Some(leaf) if !is_seq => {
+                    Some(leaf) => {
                         let fresh = if rest.is_empty() {
                             leaf.clone()
                         } else {
@@ -887,6 +898,24 @@ mod tests {
         )
         .unwrap();
         assert!(!called);
+    }
+
+    #[test]
+    fn null_sequence_hint_becomes_empty_sequence() {
+        let mut obj = serde_json::json!({"kind": "Pod", "spec": {"containers": null}});
+        let mut called = 0;
+        let s = spec("spec/containers[]/image", true);
+        visit_fields(&mut obj, &s, Some(&Value::Null), &mut |_| {
+            called += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(called, 0);
+        assert_eq!(obj["spec"]["containers"], serde_json::json!([]));
+        // A missing one is not created.
+        let s = spec("spec/initContainers[]/image", true);
+        visit_fields(&mut obj, &s, Some(&Value::Null), &mut |_| Ok(())).unwrap();
+        assert!(obj["spec"].get("initContainers").is_none());
     }
 
     #[test]
