@@ -293,6 +293,21 @@ impl NameBackReference {
 
 /// Which fields each builtin transformer touches: kustomize's
 /// `TransformerConfig`, the schema of a `configurations:` file.
+///
+/// kustomize builds the config a kustomization's transformers use like so
+/// (the merge order matters: merging is asymmetric and sorts):
+/// 1. `user` = an empty config merged with each `configurations:` file
+///    ([`TransformerConfig::from_value`]) in turn;
+/// 2. `tc` = [`TransformerConfig::defaults`] merged with `user` (just the
+///    defaults when there are no files);
+/// 3. the kustomization's accumulated config starts empty
+///    ([`TransformerConfig::default`]), merges the accumulated configs of
+///    its resources' kustomizations as they are accumulated, then merges
+///    `tc`; its transformers then use this accumulated config.
+///
+/// `namePrefix`/`nameSuffix`/`namespace`/`commonAnnotations`/`images`/
+/// `replicas` lists go to the builtin configs as they are; `commonLabels`
+/// uses `common_labels`, a `labels:` entry uses [`label_field_specs_with`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct TransformerConfig {
