@@ -49,7 +49,7 @@ const CLUSTER_SCOPE: &str = "_non_namespaceable_";
 #[derive(Debug, Default, Deserialize)]
 struct Config {
     #[serde(default, rename = "nameReference")]
-    name_reference: Vec<BackRef>,
+    name_reference: Option<Vec<BackRef>>,
 }
 
 /// One back-reference: objects of `group/version/kind` are referred to by
@@ -62,8 +62,13 @@ struct BackRef {
     version: String,
     #[serde(default)]
     kind: String,
-    #[serde(default, rename = "fieldSpecs")]
+    #[serde(default, rename = "fieldSpecs", deserialize_with = "null_as_empty")]
     field_specs: Vec<FieldSpec>,
+}
+
+/// A list that may be written as `null` (`fieldSpecs:` with nothing after it).
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<FieldSpec>, D::Error> {
+    Ok(Option::<Vec<FieldSpec>>::deserialize(d)?.unwrap_or_default())
 }
 
 impl BackRef {
@@ -77,10 +82,13 @@ impl BackRef {
 }
 
 /// Rewrite name references in `resources` per the config's back-references.
+// The signature is the dispatch table's `TransformFn`, shared with
+// transformers that add or remove resources.
+#[allow(clippy::ptr_arg)]
 pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Result<(), Error> {
     let config: Config = serde_json::from_value(config.clone())
         .map_err(|e| err!("invalid NameReferenceTransformer config: {e}"))?;
-    let back_refs = normalize(config.name_reference)?;
+    let back_refs = normalize(config.name_reference.unwrap_or_default())?;
     fix_references(&back_refs, resources)
 }
 
@@ -302,7 +310,10 @@ struct Index {
 
 impl Index {
     fn build(resources: &[Value]) -> Result<Index, Error> {
-        let infos = resources.iter().map(Info::of).collect::<Result<Vec<_>, _>>()?;
+        let infos = resources
+            .iter()
+            .map(Info::of)
+            .collect::<Result<Vec<_>, _>>()?;
         let mut by_name: HashMap<String, NameEntry> = HashMap::new();
         let mut org_namespaces = HashSet::new();
         let mut org_with_cluster = HashSet::new();
@@ -534,7 +545,10 @@ impl Job<'_> {
                 };
                 in_ns
                     && info.was_selected_by(self.target)
-                    && self.role_ref.as_ref().is_none_or(|g| info.was_selected_by(g))
+                    && self
+                        .role_ref
+                        .as_ref()
+                        .is_none_or(|g| info.was_selected_by(g))
             })
             .collect();
         if cands.len() > 1 {
@@ -562,7 +576,10 @@ impl Job<'_> {
                 if !same {
                     let ids: Vec<String> = cands.iter().map(|&c| infos[c].id.to_string()).collect();
                     self.ambiguous = Some(cands);
-                    return Err(err!("found multiple possible referrals: {}", ids.join(", ")));
+                    return Err(err!(
+                        "found multiple possible referrals: {}",
+                        ids.join(", ")
+                    ));
                 }
                 *first
             }
@@ -636,8 +653,9 @@ fn walk(
         Value::Null => Ok(()),
         Value::Array(items) => {
             for item in items {
-                walk(item, path, f)
-                    .map_err(|e| e.context(format!("visit traversal on path: [{}]", path.join(" "))))?;
+                walk(item, path, f).map_err(|e| {
+                    e.context(format!("visit traversal on path: [{}]", path.join(" ")))
+                })?;
             }
             Ok(())
         }
@@ -959,6 +977,639 @@ mod tests {
             .unwrap_or_else(|| panic!("nothing at {pointer} in {v}"))
     }
 
+    // ----- whole builds, compared with `kubectl kustomize` on the same tree -----
+
+    /// namePrefix p-, nameSuffix -s, namespace ns1, a generated ConfigMap and
+    /// Secret, and the usual referrers. Expected values are kubectl
+    /// kustomize v5.5.0's output for the same kustomization.
+    #[test]
+    fn prefix_suffix_namespace_and_generators() {
+        let mut rs = vec![
+            obj("v1", "ConfigMap", "cm", json!({"data": {"a": "b"}})),
+            obj("v1", "Secret", "sec", json!({"data": {"x": "eQ=="}})),
+            obj(
+                "apps/v1",
+                "Deployment",
+                "dep",
+                json!({"spec": {"template": {"spec": {
+                "serviceAccountName": "sa",
+                "imagePullSecrets": [{"name": "sec"}],
+                "containers": [{"name": "c",
+                    "env": [
+                        {"name": "A", "valueFrom": {"configMapKeyRef": {"name": "cm", "key": "a"}}},
+                        {"name": "X", "valueFrom": {"secretKeyRef": {"name": "sec", "key": "x"}}}],
+                    "envFrom": [{"configMapRef": {"name": "cm"}}, {"secretRef": {"name": "sec"}}]}],
+                "volumes": [
+                    {"name": "v1", "configMap": {"name": "cm"}},
+                    {"name": "v2", "secret": {"secretName": "sec"}},
+                    {"name": "v3", "projected": {"sources": [
+                        {"configMap": {"name": "cm"}}, {"secret": {"name": "sec"}}]}},
+                    {"name": "v4", "persistentVolumeClaim": {"claimName": "pvc"}}]}}}}),
+            ),
+            obj("v1", "ServiceAccount", "sa", json!({})),
+            obj("v1", "PersistentVolumeClaim", "pvc", json!({})),
+            obj("v1", "Service", "svc", json!({})),
+            obj(
+                "networking.k8s.io/v1",
+                "Ingress",
+                "ing",
+                json!({"spec": {
+                "defaultBackend": {"service": {"name": "svc"}},
+                "tls": [{"secretName": "sec"}],
+                "rules": [{"http": {"paths": [{"backend": {"service": {"name": "svc"}}}]}}]}}),
+            ),
+            obj(
+                "rbac.authorization.k8s.io/v1",
+                "Role",
+                "role",
+                json!({
+                "rules": [{"resources": ["configmaps"], "resourceNames": ["cm", "other"]}]}),
+            ),
+            obj(
+                "rbac.authorization.k8s.io/v1",
+                "RoleBinding",
+                "rb",
+                json!({
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "role"},
+                "subjects": [
+                    {"kind": "ServiceAccount", "name": "sa"},
+                    {"kind": "ServiceAccount", "name": "sa", "namespace": "elsewhere"},
+                    {"kind": "User", "name": "sa"}]}),
+            ),
+            obj(
+                "rbac.authorization.k8s.io/v1",
+                "ClusterRole",
+                "crole",
+                json!({}),
+            ),
+            obj(
+                "rbac.authorization.k8s.io/v1",
+                "ClusterRoleBinding",
+                "crb",
+                json!({
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "crole"},
+                "subjects": [{"kind": "ServiceAccount", "name": "sa", "namespace": "default"}]}),
+            ),
+            obj(
+                "autoscaling/v2",
+                "HorizontalPodAutoscaler",
+                "hpa",
+                json!({"spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "dep"}}}),
+            ),
+        ];
+        for r in rs.iter_mut() {
+            namespace(r, "ns1");
+            prefix(r, "p-");
+            suffix(r, "-s");
+        }
+        hash(&mut rs[0], "4h2mbtbbt6");
+        hash(&mut rs[1], "t86b282gdf");
+        run(&mut rs).expect("nameref");
+
+        let cm = "p-cm-s-4h2mbtbbt6";
+        let sec = "p-sec-s-t86b282gdf";
+        let dep = find(&rs, "Deployment", "p-dep-s");
+        let pod = at(dep, "/spec/template/spec");
+        assert_eq!(pod["serviceAccountName"], "p-sa-s");
+        assert_eq!(pod["imagePullSecrets"][0]["name"], sec);
+        let c = &pod["containers"][0];
+        assert_eq!(c["env"][0]["valueFrom"]["configMapKeyRef"]["name"], cm);
+        assert_eq!(c["env"][1]["valueFrom"]["secretKeyRef"]["name"], sec);
+        assert_eq!(c["envFrom"][0]["configMapRef"]["name"], cm);
+        assert_eq!(c["envFrom"][1]["secretRef"]["name"], sec);
+        let v = &pod["volumes"];
+        assert_eq!(v[0]["configMap"]["name"], cm);
+        assert_eq!(v[1]["secret"]["secretName"], sec);
+        assert_eq!(v[2]["projected"]["sources"][0]["configMap"]["name"], cm);
+        assert_eq!(v[2]["projected"]["sources"][1]["secret"]["name"], sec);
+        assert_eq!(v[3]["persistentVolumeClaim"]["claimName"], "p-pvc-s");
+
+        let ing = find(&rs, "Ingress", "p-ing-s");
+        assert_eq!(at(ing, "/spec/defaultBackend/service/name"), "p-svc-s");
+        assert_eq!(
+            at(ing, "/spec/rules/0/http/paths/0/backend/service/name"),
+            "p-svc-s"
+        );
+        assert_eq!(at(ing, "/spec/tls/0/secretName"), sec);
+
+        let role = find(&rs, "Role", "p-role-s");
+        assert_eq!(at(role, "/rules/0/resourceNames"), &json!([cm, "other"]));
+
+        let rb = find(&rs, "RoleBinding", "p-rb-s");
+        assert_eq!(at(rb, "/roleRef/name"), "p-role-s");
+        assert_eq!(
+            at(rb, "/subjects"),
+            &json!([
+                {"kind": "ServiceAccount", "name": "p-sa-s", "namespace": "ns1"},
+                {"kind": "ServiceAccount", "name": "sa", "namespace": "elsewhere"},
+                // kustomize does not look at the subject's kind.
+                {"kind": "User", "name": "p-sa-s", "namespace": "ns1"}
+            ])
+        );
+        let crb = find(&rs, "ClusterRoleBinding", "p-crb-s");
+        assert_eq!(at(crb, "/roleRef/name"), "p-crole-s");
+        assert_eq!(
+            at(crb, "/subjects"),
+            &json!([{"kind": "ServiceAccount", "name": "p-sa-s", "namespace": "ns1"}])
+        );
+        let hpa = find(&rs, "HorizontalPodAutoscaler", "p-hpa-s");
+        assert_eq!(at(hpa, "/spec/scaleTargetRef/name"), "p-dep-s");
+
+        // Targets learn who referred to them.
+        let cm_obj = find(&rs, "ConfigMap", cm);
+        let ref_by = resource::annotation(cm_obj, protocol::REF_BY).expect("refBy");
+        assert!(
+            ref_by.starts_with("Deployment.v1.apps/p-dep-s.ns1,"),
+            "{ref_by}"
+        );
+        assert!(
+            ref_by.contains("Role.v1.rbac.authorization.k8s.io/p-role-s.ns1"),
+            "{ref_by}"
+        );
+        assert!(resource::annotation(find(&rs, "Service", "p-svc-s"), protocol::REF_BY).is_some());
+        assert!(resource::annotation(dep, protocol::REF_BY).is_some());
+        assert!(resource::annotation(ing, protocol::REF_BY).is_none());
+    }
+
+    /// Two overlays put the same base (a generated ConfigMap `cm` and a
+    /// Deployment using it) into namespaces a and b; each Deployment must
+    /// get the ConfigMap of its own namespace.
+    #[test]
+    fn same_name_in_two_namespaces() {
+        let base = || {
+            vec![
+                obj("v1", "ConfigMap", "cm", json!({})),
+                obj(
+                    "apps/v1",
+                    "Deployment",
+                    "dep",
+                    json!({"spec": {"template": {"spec": {
+                    "volumes": [{"name": "v", "configMap": {"name": "cm"}}]}}}}),
+                ),
+            ]
+        };
+        let mut rs = Vec::new();
+        for (ns, h) in [("a", "bdg947hgcc"), ("b", "797ght8c9h")] {
+            let mut part = base();
+            for r in part.iter_mut() {
+                namespace(r, ns);
+            }
+            hash(&mut part[0], h);
+            rs.extend(part);
+        }
+        run(&mut rs).expect("nameref");
+        assert_eq!(
+            at(&rs[1], "/spec/template/spec/volumes/0/configMap/name"),
+            "cm-bdg947hgcc"
+        );
+        assert_eq!(
+            at(&rs[3], "/spec/template/spec/volumes/0/configMap/name"),
+            "cm-797ght8c9h"
+        );
+    }
+
+    /// Overlays a (prefix a-) and b (prefix b-, suffix -x) of one base are
+    /// combined: the prefix/suffix histories tell the candidates apart.
+    #[test]
+    fn multibase_told_apart_by_affixes() {
+        let mut rs = Vec::new();
+        for (p, s) in [("a-", None), ("b-", Some("-x"))] {
+            let mut part = vec![
+                obj("v1", "ConfigMap", "cm", json!({})),
+                obj(
+                    "apps/v1",
+                    "Deployment",
+                    "dep",
+                    json!({"spec": {"template": {"spec": {
+                    "volumes": [{"name": "v", "configMap": {"name": "cm"}}]}}}}),
+                ),
+            ];
+            for r in part.iter_mut() {
+                prefix(r, p);
+                if let Some(s) = s {
+                    suffix(r, s);
+                }
+            }
+            rs.extend(part);
+        }
+        hash(&mut rs[0], "bdg947hgcc");
+        hash(&mut rs[2], "bdg947hgcc");
+        run(&mut rs).expect("nameref");
+        assert_eq!(
+            at(&rs[1], "/spec/template/spec/volumes/0/configMap/name"),
+            "a-cm-bdg947hgcc"
+        );
+        assert_eq!(
+            at(&rs[3], "/spec/template/spec/volumes/0/configMap/name"),
+            "b-cm-x-bdg947hgcc"
+        );
+    }
+
+    /// Subjects with explicit namespaces: ServiceAccount `sa` is put into
+    /// namespace a (with prefix a-) by one overlay and into b by another.
+    /// `namespace: a` matches no original namespace, so the current one
+    /// decides; `namespace: default` matches both originals, and the empty
+    /// prefix history of b's account matches the binding's.
+    #[test]
+    fn subjects_with_namespaces() {
+        let mut rs = Vec::new();
+        let mut a = obj("v1", "ServiceAccount", "sa", json!({}));
+        namespace(&mut a, "a");
+        prefix(&mut a, "a-");
+        let mut b = obj("v1", "ServiceAccount", "sa", json!({}));
+        namespace(&mut b, "b");
+        rs.push(a);
+        rs.push(b);
+        let role_ref =
+            json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "x"});
+        rs.push(obj(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRoleBinding",
+            "crb",
+            json!({
+            "roleRef": role_ref,
+            "subjects": [
+                {"kind": "ServiceAccount", "name": "sa", "namespace": "a"},
+                {"kind": "ServiceAccount", "name": "sa", "namespace": "b"},
+                {"kind": "ServiceAccount", "name": "sa", "namespace": "default"}]}),
+        ));
+        rs.push(obj(
+            "rbac.authorization.k8s.io/v1",
+            "RoleBinding",
+            "rb",
+            json!({
+            "metadata": {"namespace": "c"},
+            "roleRef": role_ref,
+            "subjects": [{"kind": "ServiceAccount", "name": "sa", "namespace": "a"}]}),
+        ));
+        run(&mut rs).expect("nameref");
+        assert_eq!(
+            at(&rs[2], "/subjects"),
+            &json!([
+                {"kind": "ServiceAccount", "name": "a-sa", "namespace": "a"},
+                {"kind": "ServiceAccount", "name": "sa", "namespace": "b"},
+                {"kind": "ServiceAccount", "name": "sa", "namespace": "b"}])
+        );
+        // A RoleBinding in c reaches service accounts of the namespaces its
+        // subjects name.
+        assert_eq!(
+            at(&rs[3], "/subjects"),
+            &json!([{"kind": "ServiceAccount", "name": "a-sa", "namespace": "a"}])
+        );
+    }
+
+    /// roleRef/name follows roleRef's kind; cluster-scoped targets
+    /// (PersistentVolume, StorageClass) are found from a namespaced referrer.
+    #[test]
+    fn role_ref_kind_and_cluster_scoped_targets() {
+        let rbac = "rbac.authorization.k8s.io/v1";
+        let mut cr = obj(rbac, "ClusterRole", "r", json!({}));
+        prefix(&mut cr, "cr-");
+        let mut rs = vec![
+            cr,
+            obj(rbac, "Role", "r", json!({})),
+            obj(
+                rbac,
+                "RoleBinding",
+                "rb1",
+                json!({
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"}}),
+            ),
+            obj(
+                rbac,
+                "RoleBinding",
+                "rb2",
+                json!({
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "r"}}),
+            ),
+            obj(
+                "v1",
+                "PersistentVolumeClaim",
+                "pvc",
+                json!({"metadata": {"namespace": "x"},
+                "spec": {"volumeName": "pv", "storageClassName": "sc"}}),
+            ),
+            obj(
+                "v1",
+                "PersistentVolume",
+                "pv",
+                json!({"spec": {"storageClassName": "sc"}}),
+            ),
+            obj("storage.k8s.io/v1", "StorageClass", "sc", json!({})),
+        ];
+        for r in rs.iter_mut() {
+            prefix(r, "t-");
+        }
+        run(&mut rs).expect("nameref");
+        assert_eq!(at(&rs[2], "/roleRef/name"), "t-r");
+        assert_eq!(at(&rs[3], "/roleRef/name"), "t-cr-r");
+        assert_eq!(at(&rs[4], "/spec/volumeName"), "t-pv");
+        assert_eq!(at(&rs[4], "/spec/storageClassName"), "t-sc");
+        assert_eq!(at(&rs[5], "/spec/storageClassName"), "t-sc");
+    }
+
+    /// The IngressClass entry of the default table names a group no object
+    /// has, so kustomize never rewrites ingressClassName; neither do we.
+    #[test]
+    fn ingress_class_is_left_alone() {
+        let mut rs = vec![
+            obj("networking.k8s.io/v1", "IngressClass", "ic", json!({})),
+            obj(
+                "networking.k8s.io/v1",
+                "Ingress",
+                "ing",
+                json!({"spec": {"ingressClassName": "ic"}}),
+            ),
+        ];
+        for r in rs.iter_mut() {
+            prefix(r, "p-");
+        }
+        run(&mut rs).expect("nameref");
+        assert_eq!(at(&rs[1], "/spec/ingressClassName"), "ic");
+    }
+
+    /// The same generated ConfigMap put into namespaces a and b: a cluster-
+    /// scoped referrer sees both. Equal names are no ambiguity for a plain
+    /// name; a map with `name` and `namespace` picks by namespace, and
+    /// without one the differing namespaces are ambiguous.
+    #[test]
+    fn candidates_in_several_namespaces() {
+        let mut rs = Vec::new();
+        for ns in ["a", "b"] {
+            let mut cm = obj("v1", "ConfigMap", "cm", json!({}));
+            namespace(&mut cm, ns);
+            hash(&mut cm, "bdg947hgcc");
+            rs.push(cm);
+        }
+        rs.push(obj(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            "cr",
+            json!({"rules": [{"resourceNames": ["cm"]}]}),
+        ));
+        rs.push(obj(
+            "v1",
+            "Node",
+            "node",
+            json!({"spec": {"configSource": {
+            "configMap": {"name": "cm", "namespace": "b", "kubeletConfigKey": "k"}}}}),
+        ));
+        run(&mut rs).expect("nameref");
+        assert_eq!(
+            at(&rs[2], "/rules/0/resourceNames"),
+            &json!(["cm-bdg947hgcc"])
+        );
+        assert_eq!(
+            at(&rs[3], "/spec/configSource/configMap"),
+            &json!({"name": "cm-bdg947hgcc", "namespace": "b", "kubeletConfigKey": "k"})
+        );
+        // Only the first of equal candidates is told about the ClusterRole.
+        assert_eq!(
+            resource::annotation(&rs[0], protocol::REF_BY),
+            Some("ClusterRole.v1.rbac.authorization.k8s.io/cr.[noNs]")
+        );
+        assert_eq!(
+            resource::annotation(&rs[1], protocol::REF_BY),
+            Some("Node.v1.[noGrp]/node.[noNs]")
+        );
+
+        // Without the namespace the Node's reference is ambiguous.
+        let mut node = rs[3].clone();
+        node["spec"]["configSource"]["configMap"] = json!({"name": "cm", "kubeletConfigKey": "k"});
+        let mut index_only = vec![rs[0].clone(), rs[1].clone()];
+        let index = Index::build(&index_only).expect("index");
+        index_only.clear();
+        let info = Info::of(&node).expect("info");
+        let referrer = Referrer {
+            info: &info,
+            id_text: info.id.to_string(),
+            subject_namespaces: vec![],
+        };
+        let mut referred = Vec::new();
+        let target = Gvk {
+            version: "v1".into(),
+            kind: "ConfigMap".into(),
+            ..Gvk::default()
+        };
+        let mut job = Job {
+            index: &index,
+            referrer: &referrer,
+            target: &target,
+            role_ref: None,
+            referred: &mut referred,
+            ambiguous: None,
+        };
+        let e = job
+            .set(&mut node["spec"]["configSource"]["configMap"])
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "found multiple possible referrals: ConfigMap.v1.[noGrp]/cm-bdg947hgcc.a, \
+             ConfigMap.v1.[noGrp]/cm-bdg947hgcc.b"
+        );
+        assert_eq!(job.ambiguous, Some(vec![0, 1]));
+    }
+
+    /// Errors kustomize reports, with its wording.
+    #[test]
+    fn malformed_referrers() {
+        let mut cm = obj("v1", "ConfigMap", "cm", json!({}));
+        prefix(&mut cm, "p-");
+
+        let mut dep = obj(
+            "apps/v1",
+            "Deployment",
+            "dep",
+            json!({"spec": {"template": {"spec": {
+            "containers": [{"name": "c", "env": [{"name": "x", "valueFrom": 3}]}]}}}}),
+        );
+        prefix(&mut dep, "p-");
+        let e = run(&mut vec![cm.clone(), dep]).unwrap_err();
+        let path = "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name";
+        assert_eq!(
+            e.message,
+            format!(
+                "updating name reference in '{path}' field of 'Deployment.v1.apps/p-dep.[noNs]': \
+                 considering field '{path}' of object Deployment.v1.apps/p-dep.[noNs]: \
+                 visit traversal on path: [env valueFrom configMapKeyRef name]: \
+                 visit traversal on path: [valueFrom configMapKeyRef name]: \
+                 expected sequence or mapping node"
+            )
+        );
+
+        let mut rb = obj(
+            "rbac.authorization.k8s.io/v1",
+            "RoleBinding",
+            "rb",
+            json!({
+            "subjects": [{"kind": "ServiceAccount", "name": "x", "namespace": 3}]}),
+        );
+        prefix(&mut rb, "p-");
+        let e = run(&mut vec![cm.clone(), rb]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Invalid Input: namespace is blank for resource \
+             \"RoleBinding.v1.rbac.authorization.k8s.io/p-rb.[noNs]\"\n"
+        );
+
+        let mut rb = obj(
+            "rbac.authorization.k8s.io/v1",
+            "RoleBinding",
+            "rb",
+            json!({
+            "subjects": [{"kind": "ServiceAccount", "noname": "x"}]}),
+        );
+        prefix(&mut rb, "p-");
+        let e = run(&mut vec![cm, rb]).unwrap_err();
+        assert!(
+            e.message.ends_with(
+                "of object RoleBinding.v1.rbac.authorization.k8s.io/p-rb.[noNs]: \
+             path config error; no 'name' field in node"
+            ),
+            "{e}"
+        );
+
+        let mut bad = obj("v1", "ConfigMap", "cm", json!({}));
+        resource::set_annotation(&mut bad, protocol::PREVIOUS_NAMES, "a,b");
+        resource::set_annotation(&mut bad, protocol::PREVIOUS_NAMESPACES, "default");
+        resource::set_annotation(&mut bad, protocol::PREVIOUS_KINDS, "ConfigMap,ConfigMap");
+        assert!(run(&mut vec![bad]).is_err());
+    }
+
+    /// Only resources that were renamed are candidates, matched by any of
+    /// their previous names but only through a previous id of the target
+    /// kind; fields that name nothing renamed are left alone.
+    #[test]
+    fn matches_previous_names_of_the_target_kind_only() {
+        let mut cm = obj("v1", "ConfigMap", "x", json!({}));
+        prefix(&mut cm, "a-");
+        prefix(&mut cm, "b-");
+        let mut sec = obj("v1", "Secret", "x", json!({}));
+        suffix(&mut sec, "-s");
+        let plain = obj("v1", "ConfigMap", "untouched", json!({}));
+        let pod = obj(
+            "v1",
+            "Pod",
+            "pod",
+            json!({"spec": {
+            "volumes": [
+                {"configMap": {"name": "x"}},
+                {"configMap": {"name": "a-x"}},
+                {"configMap": {"name": "untouched"}},
+                {"configMap": {"name": "nothing"}},
+                {"secret": {"secretName": "x"}}]}}),
+        );
+        let mut rs = vec![cm, sec, plain, pod];
+        run(&mut rs).expect("nameref");
+        assert_eq!(
+            at(&rs[3], "/spec/volumes"),
+            &json!([
+                {"configMap": {"name": "b-a-x"}},
+                {"configMap": {"name": "b-a-x"}},
+                {"configMap": {"name": "untouched"}},
+                {"configMap": {"name": "nothing"}},
+                {"secret": {"secretName": "x-s"}}])
+        );
+    }
+
+    /// Referrers are chosen by their original kind; a renamed target in
+    /// another namespace is out of reach of a namespaced referrer.
+    #[test]
+    fn referrer_scope() {
+        let mut cm = obj(
+            "v1",
+            "ConfigMap",
+            "cm",
+            json!({"metadata": {"namespace": "other"}}),
+        );
+        prefix(&mut cm, "p-");
+        let mut pod = obj(
+            "v1",
+            "Pod",
+            "pod",
+            json!({"spec": {"volumes": [{"configMap": {"name": "cm"}}]}}),
+        );
+        let mut far = pod.clone();
+        resource::set_namespace(&mut far, "other");
+        // A patch changed this Pod's kind; it still counts as a Pod.
+        store_prev(&mut pod);
+        pod["kind"] = json!("Thing");
+        pod["metadata"]["namespace"] = json!("other");
+        let near = obj(
+            "v1",
+            "Pod",
+            "near",
+            json!({"spec": {"volumes": [{"configMap": {"name": "cm"}}]}}),
+        );
+        let mut rs = vec![cm, pod, far, near];
+        run(&mut rs).expect("nameref");
+        assert_eq!(at(&rs[1], "/spec/volumes/0/configMap/name"), "p-cm");
+        assert_eq!(at(&rs[2], "/spec/volumes/0/configMap/name"), "p-cm");
+        assert_eq!(at(&rs[3], "/spec/volumes/0/configMap/name"), "cm");
+    }
+
+    /// Many namespaces each holding a renamed ConfigMap of the same
+    /// original name and a Deployment using it: each Deployment finds its
+    /// own, and the index keeps this fast (see `scale` for timing).
+    fn many_namespaces(n: usize) -> Vec<Value> {
+        let mut rs = Vec::with_capacity(3 * n);
+        for i in 0..n {
+            let ns = format!("ns{i}");
+            let mut cm = obj("v1", "ConfigMap", "cm", json!({}));
+            let mut dep = obj(
+                "apps/v1",
+                "Deployment",
+                "dep",
+                json!({"spec": {"template": {"spec": {
+                "containers": [{"name": "c", "envFrom": [{"configMapRef": {"name": "cm"}}]}],
+                "volumes": [{"name": "v", "configMap": {"name": "cm"}}]}}}}),
+            );
+            let mut rb = obj(
+                "rbac.authorization.k8s.io/v1",
+                "RoleBinding",
+                "rb",
+                json!({
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+                "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": ns}]}),
+            );
+            for r in [&mut cm, &mut dep, &mut rb] {
+                namespace(r, &ns);
+                prefix(r, "p-");
+            }
+            hash(&mut cm, &format!("h{i}"));
+            rs.extend([cm, dep, rb]);
+        }
+        rs
+    }
+
+    #[test]
+    fn many_namespaces_resolve_locally() {
+        let mut rs = many_namespaces(500);
+        run(&mut rs).expect("nameref");
+        for i in [0, 17, 499] {
+            let dep = &rs[3 * i + 1];
+            assert_eq!(
+                at(dep, "/spec/template/spec/volumes/0/configMap/name"),
+                &json!(format!("p-cm-h{i}"))
+            );
+        }
+    }
+
+    /// `cargo test -p kustom-builtin --release -- --ignored scale --nocapture`
+    #[test]
+    #[ignore]
+    fn scale() {
+        let mut rs = many_namespaces(10_000);
+        let start = std::time::Instant::now();
+        run(&mut rs).expect("nameref");
+        eprintln!("{} resources: {:?}", rs.len(), start.elapsed());
+        assert_eq!(
+            at(&rs[1], "/spec/template/spec/volumes/0/configMap/name"),
+            "p-cm-h0"
+        );
+    }
+
     // ----- the default table -----
 
     #[test]
@@ -968,18 +1619,36 @@ mod tests {
         assert_eq!(refs.len(), 16);
         let n_specs: usize = refs.iter().map(|r| r.field_specs.len()).sum();
         assert_eq!(n_specs, 167);
-        let cm = refs.iter().find(|r| r.kind == "ConfigMap").expect("ConfigMap");
+        let cm = refs
+            .iter()
+            .find(|r| r.kind == "ConfigMap")
+            .expect("ConfigMap");
         assert_eq!(cm.version, "v1");
         assert!(cm.field_specs.iter().any(|f| f.kind == "CronJob"
-            && f.path == "spec/jobTemplate/spec/template/spec/volumes/projected/sources/configMap/name"));
-        let ing = cm.field_specs.iter().find(|f| f.kind == "Ingress").expect("ingress");
+            && f.path
+                == "spec/jobTemplate/spec/template/spec/volumes/projected/sources/configMap/name"));
+        let ing = cm
+            .field_specs
+            .iter()
+            .find(|f| f.kind == "Ingress")
+            .expect("ingress");
         // The escaped slash is part of the annotation key.
         assert_eq!(
             split_path(&ing.path),
-            vec!["metadata", "annotations", "nginx.ingress.kubernetes.io/fastcgi-params-configmap"]
+            vec![
+                "metadata",
+                "annotations",
+                "nginx.ingress.kubernetes.io/fastcgi-params-configmap"
+            ]
         );
-        let sa = refs.iter().find(|r| r.kind == "ServiceAccount").expect("SA");
-        assert!(sa.field_specs.iter().any(|f| f.kind == "ClusterRoleBinding" && f.path == "subjects"));
+        let sa = refs
+            .iter()
+            .find(|r| r.kind == "ServiceAccount")
+            .expect("SA");
+        assert!(sa
+            .field_specs
+            .iter()
+            .any(|f| f.kind == "ClusterRoleBinding" && f.path == "subjects"));
     }
 
     #[test]
@@ -994,8 +1663,21 @@ mod tests {
         ]);
         let refs = normalize(serde_json::from_value(table).expect("schema")).expect("merge");
         let kinds: Vec<&str> = refs.iter().map(|r| r.kind.as_str()).collect();
-        assert_eq!(kinds, ["ServiceAccount", "ClusterRole", "ConfigMap", "Deployment", "Foo"]);
-        let paths: Vec<&str> = refs[2].field_specs.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "ServiceAccount",
+                "ClusterRole",
+                "ConfigMap",
+                "Deployment",
+                "Foo"
+            ]
+        );
+        let paths: Vec<&str> = refs[2]
+            .field_specs
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect();
         assert_eq!(paths, ["a", "b"]);
         // Normalizing again changes nothing.
         let again = normalize(refs.clone()).expect("merge");
