@@ -1610,6 +1610,92 @@ mod tests {
         );
     }
 
+    /// kustomize's TestRoleBindingAcrossNamespace: a RoleBinding in ns2
+    /// reaches the service accounts of ns1 and ns3 its subjects name, but
+    /// not other kinds there.
+    #[test]
+    fn role_binding_across_namespaces() {
+        let mut rs: Vec<Value> = ["ns1", "ns2", "ns3"]
+            .iter()
+            .enumerate()
+            .map(|(i, ns)| {
+                obj(
+                    "v1",
+                    "ServiceAccount",
+                    &format!("my-sa{}", i + 1),
+                    json!({"metadata": {"namespace": ns}}),
+                )
+            })
+            .collect();
+        rs.push(obj(
+            "v1",
+            "NotServiceAccount",
+            "my-nsa",
+            json!({"metadata": {"namespace": "ns1"}}),
+        ));
+        rs.push(obj(
+            "rbac.authorization.k8s.io/v1",
+            "Role",
+            "my-role",
+            json!({"metadata": {"namespace": "ns2"}}),
+        ));
+        rs.push(obj(
+            "rbac.authorization.k8s.io/v1",
+            "RoleBinding",
+            "my-role-binding",
+            json!({
+            "metadata": {"namespace": "ns2"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "my-role"},
+            "subjects": [
+                {"kind": "ServiceAccount", "name": "my-sa1", "namespace": "ns1"},
+                {"kind": "ServiceAccount", "name": "my-sa2", "namespace": "ns2"},
+                {"kind": "ServiceAccount", "name": "my-sa3", "namespace": "ns3"},
+                {"kind": "NotServiceAccount", "name": "my-nsa", "namespace": "ns1"}]}),
+        ));
+        for r in rs.iter_mut() {
+            suffix(r, "-ns2");
+        }
+        run(&mut rs).expect("nameref");
+        let rb = &rs[5];
+        assert_eq!(at(rb, "/roleRef/name"), "my-role-ns2");
+        assert_eq!(
+            at(rb, "/subjects"),
+            &json!([
+                {"kind": "ServiceAccount", "name": "my-sa1-ns2", "namespace": "ns1"},
+                {"kind": "ServiceAccount", "name": "my-sa2-ns2", "namespace": "ns2"},
+                {"kind": "ServiceAccount", "name": "my-sa3-ns2", "namespace": "ns3"},
+                {"kind": "NotServiceAccount", "name": "my-nsa", "namespace": "ns1"}])
+        );
+    }
+
+    /// An empty prefix history matches any at first: overlay p (prefix p-)
+    /// holds a Deployment using `cm`, overlay q (prefix q-) a generated
+    /// `cm`, and the top adds a plain `cm` and suffix -top. kubectl
+    /// kustomize picks the top's ConfigMap.
+    #[test]
+    fn empty_affix_history_matches_first() {
+        let mut dep = obj(
+            "apps/v1",
+            "Deployment",
+            "dep",
+            json!({"spec": {"template": {"spec": {
+            "volumes": [{"name": "v", "configMap": {"name": "cm"}}]}}}}),
+        );
+        prefix(&mut dep, "p-");
+        let mut qcm = obj("v1", "ConfigMap", "cm", json!({"data": {"a": "b"}}));
+        prefix(&mut qcm, "q-");
+        let mut rs = vec![dep, qcm, obj("v1", "ConfigMap", "cm", json!({}))];
+        for r in rs.iter_mut() {
+            suffix(r, "-top");
+        }
+        hash(&mut rs[1], "4h2mbtbbt6");
+        run(&mut rs).expect("nameref");
+        assert_eq!(
+            at(&rs[0], "/spec/template/spec/volumes/0/configMap/name"),
+            "cm-top"
+        );
+    }
+
     // ----- the default table -----
 
     #[test]
