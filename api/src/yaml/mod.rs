@@ -10,6 +10,7 @@
 //! columns.
 
 mod read;
+mod resolve;
 mod write;
 
 pub use read::{parse_stream, parse_stream_with_lines, YamlError};
