@@ -907,46 +907,14 @@ mod tests {
         resource::set_name(o, &n);
     }
 
-    /// The default table, read from the data file. The file is block-style
-    /// YAML of a fixed shape, read here line by line so the tests do not
-    /// depend on the YAML reader.
+    /// The default table, read from the data file.
     fn default_table() -> Value {
         let text = include_str!("../../../api/src/data/fieldspecs/namereference.yaml");
-        let mut refs: Vec<Value> = Vec::new();
-        for line in text.lines() {
-            let trimmed = line.trim();
-            if trimmed.is_empty() || trimmed.starts_with('#') || line == "nameReference:" {
-                continue;
-            }
-            let indent = line.len() - line.trim_start().len();
-            let (item, body) = match trimmed.strip_prefix("- ") {
-                Some(b) => (true, b),
-                None => (false, trimmed),
-            };
-            let (k, v) = body.split_once(':').expect("key: value line");
-            let (k, v) = (k.trim().to_string(), Value::String(v.trim().to_string()));
-            match (indent, item) {
-                (0, true) => refs.push(json!({k: v, "fieldSpecs": []})),
-                (2, false) if k == "fieldSpecs" => {}
-                (2, false) => {
-                    refs.last_mut().expect("entry")[&k] = v;
-                }
-                (2, true) => refs.last_mut().expect("entry")["fieldSpecs"]
-                    .as_array_mut()
-                    .expect("list")
-                    .push(json!({k: v})),
-                (4, false) => {
-                    let fs = refs.last_mut().expect("entry")["fieldSpecs"]
-                        .as_array_mut()
-                        .expect("list")
-                        .last_mut()
-                        .expect("field spec");
-                    fs[&k] = v;
-                }
-                _ => panic!("unexpected line in namereference.yaml: {line:?}"),
-            }
+        let docs = yaml::parse_stream(text).expect("namereference.yaml parses");
+        match docs.as_slice() {
+            [doc] => doc["nameReference"].clone(),
+            _ => panic!("namereference.yaml: one document expected"),
         }
-        Value::Array(refs)
     }
 
     fn config_with(table: Value) -> Value {
@@ -1693,6 +1661,34 @@ mod tests {
         assert_eq!(
             at(&rs[0], "/spec/template/spec/volumes/0/configMap/name"),
             "cm-top"
+        );
+    }
+
+    /// A name written as a plain number stays a number when the new name
+    /// reads as one (kubectl kustomize: ConfigMap "1", nameSuffix "0").
+    #[test]
+    fn plain_scalars_keep_their_type() {
+        let mut cm = obj("v1", "ConfigMap", "1", json!({}));
+        suffix(&mut cm, "0");
+        let mut p2 = obj("v1", "ConfigMap", "2", json!({}));
+        prefix(&mut p2, "p-");
+        let pod = obj(
+            "v1",
+            "Pod",
+            "p",
+            json!({"spec": {"volumes": [
+            {"name": "a", "configMap": {"name": "1"}},
+            {"name": "c", "configMap": {"name": 1}},
+            {"name": "d", "configMap": {"name": 2}}]}}),
+        );
+        let mut rs = vec![cm, p2, pod];
+        run(&mut rs).expect("nameref");
+        assert_eq!(
+            at(&rs[2], "/spec/volumes"),
+            &json!([
+                {"name": "a", "configMap": {"name": "10"}},
+                {"name": "c", "configMap": {"name": 10}},
+                {"name": "d", "configMap": {"name": "p-2"}}])
         );
     }
 
