@@ -287,6 +287,8 @@ struct NameEntry {
     all: Vec<usize>,
     /// Namespaced ones by current effective namespace.
     by_ns: HashMap<String, Vec<usize>>,
+    /// Those with an original namespace, by it.
+    by_org_ns: HashMap<String, Vec<usize>>,
     /// Cluster-scoped ones.
     cluster: Vec<usize>,
     /// Namespaced ServiceAccounts by current (raw) namespace: RoleBindings
@@ -342,6 +344,9 @@ impl Index {
                 }
                 let entry = by_name.entry(name.clone()).or_default();
                 entry.all.push(i);
+                if let Some(org) = &info.org_eff_ns {
+                    entry.by_org_ns.entry(org.clone()).or_default().push(i);
+                }
                 if info.cluster_scoped {
                     entry.cluster.push(i);
                 } else {
@@ -372,12 +377,26 @@ impl Index {
     /// scoped resources are visible to and see everything; otherwise the
     /// namespaces must match, except that a RoleBinding may name the service
     /// accounts of the namespaces its subjects mention. In resource order.
-    fn reachable(&self, name: &str, referrer: &Referrer) -> Vec<usize> {
+    ///
+    /// `namespace` (an explicit namespace and whether it is matched against
+    /// original namespaces) only serves to pick a smaller bucket; callers
+    /// still check it on each candidate.
+    fn reachable(
+        &self,
+        name: &str,
+        referrer: &Referrer,
+        namespace: Option<(&str, bool)>,
+    ) -> Vec<usize> {
         let Some(entry) = self.by_name.get(name) else {
             return Vec::new();
         };
         if referrer.info.cluster_scoped {
-            return entry.all.clone();
+            let bucket = match namespace {
+                None => Some(&entry.all),
+                Some((ns, true)) => entry.by_org_ns.get(ns),
+                Some((ns, false)) => entry.by_ns.get(ns),
+            };
+            return bucket.cloned().unwrap_or_default();
         }
         let mut out: Vec<usize> = entry.cluster.clone();
         if let Some(same) = entry.by_ns.get(&referrer.info.eff_ns) {
@@ -534,7 +553,7 @@ impl Job<'_> {
         // current namespace.
         let by_org = namespace.map(|ns| (ns, index.reachable_has_org_namespace(ns, referrer)));
         let mut cands: Vec<usize> = index
-            .reachable(old_name, referrer)
+            .reachable(old_name, referrer, by_org)
             .into_iter()
             .filter(|&c| {
                 let info = &infos[c];
@@ -1521,7 +1540,8 @@ mod tests {
     /// original name and a Deployment using it: each Deployment finds its
     /// own, and the index keeps this fast (see `scale` for timing).
     fn many_namespaces(n: usize) -> Vec<Value> {
-        let mut rs = Vec::with_capacity(3 * n);
+        let rbac = "rbac.authorization.k8s.io/v1";
+        let mut rs = Vec::with_capacity(5 * n);
         for i in 0..n {
             let ns = format!("ns{i}");
             let mut cm = obj("v1", "ConfigMap", "cm", json!({}));
@@ -1534,19 +1554,29 @@ mod tests {
                 "volumes": [{"name": "v", "configMap": {"name": "cm"}}]}}}}),
             );
             let mut rb = obj(
-                "rbac.authorization.k8s.io/v1",
+                rbac,
                 "RoleBinding",
                 "rb",
                 json!({
                 "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
                 "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": ns}]}),
             );
-            for r in [&mut cm, &mut dep, &mut rb] {
+            let mut sa = obj("v1", "ServiceAccount", "sa", json!({}));
+            // Cluster-scoped, so it sees every `sa`; the namespace picks one.
+            let mut crb = obj(
+                rbac,
+                "ClusterRoleBinding",
+                &format!("crb{i}"),
+                json!({
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "c"},
+                "subjects": [{"kind": "ServiceAccount", "name": "sa", "namespace": ns}]}),
+            );
+            for r in [&mut cm, &mut dep, &mut rb, &mut sa, &mut crb] {
                 namespace(r, &ns);
                 prefix(r, "p-");
             }
             hash(&mut cm, &format!("h{i}"));
-            rs.extend([cm, dep, rb]);
+            rs.extend([cm, dep, rb, sa, crb]);
         }
         rs
     }
@@ -1556,10 +1586,14 @@ mod tests {
         let mut rs = many_namespaces(500);
         run(&mut rs).expect("nameref");
         for i in [0, 17, 499] {
-            let dep = &rs[3 * i + 1];
+            let dep = &rs[5 * i + 1];
             assert_eq!(
                 at(dep, "/spec/template/spec/volumes/0/configMap/name"),
                 &json!(format!("p-cm-h{i}"))
+            );
+            assert_eq!(
+                at(&rs[5 * i + 4], "/subjects/0"),
+                &json!({"kind": "ServiceAccount", "name": "p-sa", "namespace": format!("ns{i}")})
             );
         }
     }
@@ -1568,7 +1602,7 @@ mod tests {
     #[test]
     #[ignore]
     fn scale() {
-        let mut rs = many_namespaces(10_000);
+        let mut rs = many_namespaces(6_000);
         let start = std::time::Instant::now();
         run(&mut rs).expect("nameref");
         eprintln!("{} resources: {:?}", rs.len(), start.elapsed());
