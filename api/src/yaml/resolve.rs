@@ -498,7 +498,6 @@ fn days_in_month(year: u32, month: u32) -> u32 {
 /// YAML 1.1 base-60 floats (`1:20`, `-3:25:45.5`), which go-yaml v2 quotes
 /// on output for the benefit of other parsers:
 /// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`.
-#[allow(dead_code)] // used by the writer
 pub(crate) fn is_base60_float(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
