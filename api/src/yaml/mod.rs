@@ -10,7 +10,8 @@
 //! columns.
 
 mod read;
+mod resolve;
 mod write;
 
 pub use read::{parse_stream, parse_stream_with_lines, YamlError};
-pub use write::{to_yaml, to_yaml_stream};
+pub use write::{to_yaml, to_yaml_stream, try_to_yaml, try_to_yaml_stream, write_yaml};
