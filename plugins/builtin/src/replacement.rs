@@ -578,20 +578,29 @@ fn copy_to_target(
         // Targets are set as they are found; kustomize gathers them first,
         // which only differs once an error has already ended the build.
         let mut written: Vec<Vec<Step>> = Vec::new();
-        let found = {
+        // Errors from setting a field are kustomize's own, not the path
+        // walker's, and must not get the retrieval context.
+        let mut set_error = None;
+        let walked = {
             let obj = resources
                 .get_mut(index)
                 .ok_or_else(|| err!("target resource vanished"))?;
             let value = &held.value;
             path::for_each_target(obj, &parts, create_kind, &mut |target: Target<'_>| {
-                set_field(target.value, target.created, value, options)?;
+                if let Err(e) = set_field(target.value, target.created, value, options) {
+                    set_error = Some(e.clone());
+                    return Err(e);
+                }
                 if let Some(p) = target.path {
                     written.push(p);
                 }
                 Ok(())
             })
-            .map_err(|e| e.context(retrieval_error()))?
         };
+        if let Some(e) = set_error {
+            return Err(e);
+        }
+        let found = walked.map_err(|e| e.context(retrieval_error()))?;
         if found == 0 {
             return Err(Error::new(retrieval_error()));
         }
