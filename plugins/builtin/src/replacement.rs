@@ -63,7 +63,8 @@ struct Selector {
 #[derive(Debug, Clone, Default, PartialEq)]
 struct TargetSpec {
     select: Option<Selector>,
-    reject: Vec<Selector>,
+    /// `None` for a null entry, which crashes kustomize when it is used.
+    reject: Vec<Option<Selector>>,
     field_paths: Vec<String>,
     options: Option<Options>,
 }
@@ -262,9 +263,10 @@ fn parse_target(value: &Value) -> Result<TargetSpec, Error> {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
-            // A null entry selects nothing, like an empty one.
-            .filter(|v| !v.is_null())
-            .map(|v| parse_selector(v, "TargetSelector.reject"))
+            .map(|v| match v {
+                Value::Null => Ok(None),
+                v => parse_selector(v, "TargetSelector.reject").map(Some),
+            })
             .collect::<Result<_, _>>()?,
         Some(other) => {
             return Err(mismatch(
@@ -429,11 +431,15 @@ fn apply(replacement: &Replacement, resources: &mut [Value]) -> Result<(), Error
                 continue;
             }
             let selected = ids.iter().any(|id| select::id_selected_by(id, &select.id));
-            let rejected = target
-                .reject
-                .iter()
-                .filter(|r| !select::is_empty(&r.id))
-                .any(|r| ids.iter().any(|id| select::id_selected_by(id, &r.id)));
+            let mut rejected = false;
+            for r in &target.reject {
+                let r = r.as_ref().ok_or_else(nil_dereference)?;
+                if !select::is_empty(&r.id)
+                    && ids.iter().any(|id| select::id_selected_by(id, &r.id))
+                {
+                    rejected = true;
+                }
+            }
             if selected && !rejected {
                 copy_to_target(
                     resources,
@@ -454,7 +460,7 @@ fn apply(replacement: &Replacement, resources: &mut [Value]) -> Result<(), Error
 fn selected_by_expressions(
     obj: &Value,
     select: &Selector,
-    reject: &[Selector],
+    reject: &[Option<Selector>],
 ) -> Result<bool, Error> {
     let matches = |s: &Selector| -> Result<bool, Error> {
         Ok(
@@ -466,6 +472,7 @@ fn selected_by_expressions(
         return Ok(false);
     }
     for r in reject {
+        let r = r.as_ref().ok_or_else(nil_dereference)?;
         if r.annotation_selector.is_empty() && r.label_selector.is_empty() {
             continue;
         }
@@ -503,8 +510,14 @@ fn source_value(source: &Source, resources: &[Value]) -> Result<Held, Error> {
     let obj = resources
         .get(index)
         .ok_or_else(|| err!("source resource vanished"))?;
-    let looked_up = path::lookup(obj, &path::split(field_path))
-        .map_err(|e| e.context("error looking up replacement source"))?;
+    let looked_up = path::lookup(obj, &path::split(field_path)).map_err(|e| {
+        // A crash in kustomize carries no context.
+        if e.message.starts_with("panic: ") {
+            e
+        } else {
+            e.context("error looking up replacement source")
+        }
+    })?;
     let (value, location) = match looked_up {
         Some((v, location)) if !is_nil_or_empty(v) => (v, location),
         _ => {
@@ -538,6 +551,11 @@ fn source_value(source: &Source, resources: &[Value]) -> Result<Held, Error> {
         value: Copied::Scalar(tag, part.to_string()),
         live: None,
     })
+}
+
+/// What kustomize dies of when a `reject` entry is null.
+fn nil_dereference() -> Error {
+    err!("panic: runtime error: invalid memory address or nil pointer dereference")
 }
 
 /// kyaml's `IsNilOrEmpty`: null, `{}` and `[]` count as missing.
