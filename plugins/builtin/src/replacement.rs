@@ -599,17 +599,26 @@ fn copy_to_target(
         // Errors from setting a field are kustomize's own, not the path
         // walker's, and must not get the retrieval context.
         let mut set_error = None;
+        // The source field itself may be among this path's targets; later
+        // targets then receive what was written there.
+        let source_here = match &held.live {
+            Some((i, location)) if *i == index => Some(location.clone()),
+            _ => None,
+        };
+        let mut current = held.value.clone();
         let walked = {
             let obj = resources
                 .get_mut(index)
                 .ok_or_else(|| err!("target resource vanished"))?;
-            let value = &held.value;
             path::for_each_target(obj, &parts, create_kind, &mut |target: Target<'_>| {
-                if let Err(e) = set_field(target.value, target.created, value, options) {
+                if let Err(e) = set_field(target.value, target.created, &current, options) {
                     set_error = Some(e.clone());
                     return Err(e);
                 }
                 if let Some(p) = target.path {
+                    if source_here.as_ref() == Some(&p) {
+                        current = Copied::of(target.value);
+                    }
                     written.push(p);
                 }
                 Ok(())
@@ -618,6 +627,7 @@ fn copy_to_target(
         if let Some(e) = set_error {
             return Err(e);
         }
+        held.value = current;
         let found = walked.map_err(|e| e.context(retrieval_error()))?;
         if found == 0 {
             return Err(Error::new(retrieval_error()));
@@ -727,4 +737,90 @@ fn go_quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            root: std::env::temp_dir(),
+            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
+            kustomization: "kustomization.yaml".into(),
+        }
+    }
+
+    #[test]
+    fn source_description_matches_kustomize() {
+        let mut source = Source {
+            id: ResId::default(),
+            field_path: String::new(),
+            options: None,
+        };
+        source.id.gvk.kind = "Secret".into();
+        assert_eq!(
+            describe_source(&source),
+            "Secret.[noVer].[noGrp]/[noName].[noNs]"
+        );
+        source.field_path = "data.x".into();
+        source.options = Some(Options {
+            delimiter: String::new(),
+            index: 3,
+            create: false,
+        });
+        assert_eq!(
+            describe_source(&source),
+            "Secret.[noVer].[noGrp]/[noName].[noNs]:data.x"
+        );
+        source.options = Some(Options {
+            delimiter: "-".into(),
+            index: 2,
+            create: false,
+        });
+        assert_eq!(
+            describe_source(&source),
+            "Secret.[noVer].[noGrp]/[noName].[noNs]:data.x:-(2), create=false"
+        );
+    }
+
+    #[test]
+    fn config_type_errors_name_the_field() {
+        let config = json!({"replacements": [
+            {"source": {"kind": "A", "options": {"index": "1"}}, "targets": [{"select": {}}]}]});
+        let e = transform(&config, &mut Vec::new(), &ctx()).unwrap_err();
+        assert_eq!(
+            e.message,
+            "json: cannot unmarshal string into Go struct field SourceSelector.options.index of type int"
+        );
+        let config = json!({"replacements": [{"targets": [{"fieldPaths": "a"}]}]});
+        assert!(transform(&config, &mut Vec::new(), &ctx()).is_err());
+    }
+
+    #[test]
+    fn replacements_run_in_order_on_each_others_results() {
+        let mut resources = vec![
+            json!({"kind": "A", "metadata": {"name": "a"}, "v": "one"}),
+            json!({"kind": "B", "metadata": {"name": "b"}, "v": "two"}),
+        ];
+        let config = json!({"replacements": [
+            {"source": {"kind": "A", "fieldPath": "v"},
+             "targets": [{"select": {"kind": "B"}, "fieldPaths": ["v"]}]},
+            {"source": {"kind": "B", "fieldPath": "v"},
+             "targets": [{"select": {"kind": "B"}, "fieldPaths": ["copy"],
+                          "options": {"create": true}}]}]});
+        transform(&config, &mut resources, &ctx()).unwrap();
+        assert_eq!(
+            resources[1],
+            json!({"kind": "B", "metadata": {"name": "b"},
+                                        "v": "one", "copy": "one"})
+        );
+    }
+
+    #[test]
+    fn go_quoting_escapes_like_percent_q() {
+        assert_eq!(go_quote("a.\"b\"\n"), "\"a.\\\"b\\\"\\n\"");
+        assert_eq!(go_quote("ä"), "\"ä\"");
+    }
 }
