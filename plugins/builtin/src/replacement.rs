@@ -78,7 +78,8 @@ struct Options {
 }
 
 impl Options {
-    fn delimiter(options: Option<&Options>) -> Option<&Options> {
+    /// The options when they split at a delimiter (an empty one does not).
+    fn splitting(options: Option<&Options>) -> Option<&Options> {
         options.filter(|o| !o.delimiter.is_empty())
     }
 }
@@ -430,7 +431,9 @@ fn apply(replacement: &Replacement, resources: &mut [Value]) -> Result<(), Error
             if !selected_by_expressions(obj, select, &target.reject)? {
                 continue;
             }
-            let selected = ids.iter().any(|id| select::id_selected_by(id, &select.id));
+            if !ids.iter().any(|id| select::id_selected_by(id, &select.id)) {
+                continue;
+            }
             let mut rejected = false;
             for r in &target.reject {
                 let r = r.as_ref().ok_or_else(nil_dereference)?;
@@ -440,7 +443,7 @@ fn apply(replacement: &Replacement, resources: &mut [Value]) -> Result<(), Error
                     rejected = true;
                 }
             }
-            if selected && !rejected {
+            if !rejected {
                 copy_to_target(
                     resources,
                     index,
@@ -528,7 +531,7 @@ fn source_value(source: &Source, resources: &[Value]) -> Result<Held, Error> {
         }
     };
     let copied = Copied::of(value);
-    let Some(options) = Options::delimiter(source.options.as_ref()) else {
+    let Some(options) = Options::splitting(source.options.as_ref()) else {
         return Ok(Held {
             value: copied,
             live: Some((index, location)),
@@ -680,7 +683,7 @@ fn set_field(
         }
     };
     let mut text = value.text().to_string();
-    if let Some(o) = Options::delimiter(options) {
+    if let Some(o) = Options::splitting(options) {
         let current = match (&kind, &*target) {
             (TargetKind::Container, _) => {
                 return Err(err!("delimiter option can only be used with scalar nodes"))
