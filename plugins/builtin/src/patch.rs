@@ -11,11 +11,35 @@ use crate::patch_json6902::{self, string_field, Operation};
 use crate::patch_strategic_merge::{apply_to_selected, parse_resources};
 use crate::target::{self, Selector};
 use crate::{smp, Ctx};
+use kustom_api::schema::Schema;
 use kustom_api::{err, protocol, resource, Error, Map, Value};
+use std::borrow::Cow;
 
 /// The PatchTransformer: `patch` or `path`, optional `target`, and
 /// `options: {allowNameChange, allowKindChange}`.
 pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Result<(), Error> {
+    configure(config, ctx)?.apply(resources)
+}
+
+/// A configured PatchTransformer.
+#[derive(Debug)]
+pub struct PatchTransformer {
+    patch: Patch,
+    target: Option<Selector>,
+    /// `[patch: "…"]` or `[path: "…"]`, for messages.
+    source: String,
+}
+
+#[derive(Debug)]
+enum Patch {
+    StrategicMerge(Vec<Value>, Cow<'static, Schema>),
+    Json(Vec<Operation>),
+}
+
+/// Read and check a PatchTransformer config, loading and parsing the patch.
+/// The errors are the ones kustomize reports while configuring the plugin
+/// (before any transformer runs).
+pub fn configure(config: &Value, ctx: &Ctx) -> Result<PatchTransformer, Error> {
     let inline = string_field(config, "patch")?.trim().to_string();
     let path = string_field(config, "path")?;
     let (text, source) = match (inline.is_empty(), path.is_empty()) {
@@ -48,19 +72,87 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Resul
         None | Some(Value::Null) => None,
         Some(t) => Some(Selector::from_value(t)?),
     };
-    match (sm, json) {
-        (Ok(_), Ok(_)) => Err(err!(
-            "illegally qualifies as both an SM and JSON patch: {source}"
-        )),
-        (Err(_), Err(_)) => Err(err!("unable to parse SM or JSON patch from {source}")),
-        // A strategic merge patch without documents falls through to the
-        // JSON branch with no operations, as in kustomize.
-        (Ok(patches), Err(_)) if !patches.is_empty() => {
-            let patches = with_options(patches, config);
-            strategic_merge(config, ctx, resources, patches, target.as_ref(), &source)
+    let patch = match (sm, json) {
+        (Ok(_), Ok(_)) => {
+            return Err(err!(
+                "illegally qualifies as both an SM and JSON patch: {source}"
+            ))
         }
-        (Ok(_), Err(_)) => json6902(resources, &[], target.as_ref(), &source),
-        (Err(_), Ok(ops)) => json6902(resources, &ops, target.as_ref(), &source),
+        (Err(_), Err(_)) => return Err(err!("unable to parse SM or JSON patch from {source}")),
+        (Ok(patches), Err(_)) if !patches.is_empty() => Patch::StrategicMerge(
+            with_options(patches, config),
+            smp::schema_from_config(config, ctx)?,
+        ),
+        // A strategic merge patch without documents is treated as a JSON
+        // patch without operations, as in kustomize.
+        (Ok(_), Err(_)) => Patch::Json(Vec::new()),
+        (Err(_), Ok(ops)) => Patch::Json(ops),
+    };
+    Ok(PatchTransformer {
+        patch,
+        target,
+        source,
+    })
+}
+
+impl PatchTransformer {
+    /// Apply the patch to the resources.
+    pub fn apply(&self, resources: &mut Vec<Value>) -> Result<(), Error> {
+        match &self.patch {
+            Patch::StrategicMerge(patches, schema) => {
+                self.strategic_merge(resources, patches, schema)
+            }
+            Patch::Json(ops) => self.json6902(resources, ops),
+        }
+    }
+
+    fn strategic_merge(
+        &self,
+        resources: &mut Vec<Value>,
+        patches: &[Value],
+        schema: &Schema,
+    ) -> Result<(), Error> {
+        if let Some(sel) = &self.target {
+            let [patch] = patches else {
+                return Err(err!(
+                    "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}",
+                    self.source
+                ));
+            };
+            let selected = target::select_with(resources, sel).map_err(|e| {
+                err!(
+                    "unable to find patch target {} in `resources`: {e}",
+                    go_quote(&sel.to_string())
+                )
+            })?;
+            return apply_to_selected(resources, &selected, patch, schema);
+        }
+        for patch in patches {
+            let id = target::org_id(patch);
+            let i = target::find_by_id(resources, &id).map_err(|e| {
+                err!(
+                    "no resource matches strategic merge patch {}: {e}",
+                    go_quote(&id.to_string())
+                )
+            })?;
+            // Without a target, the patch applies as written (no preparation).
+            if !smp::apply_to_resource(&mut resources[i], patch, schema)? {
+                resources.remove(i);
+            }
+        }
+        Ok(())
+    }
+
+    fn json6902(&self, resources: &mut [Value], ops: &[Operation]) -> Result<(), Error> {
+        let Some(sel) = &self.target else {
+            return Err(err!("must specify a target for JSON patch {}", self.source));
+        };
+        for i in target::select_with(resources, sel)? {
+            let res = &mut resources[i];
+            target::store_previous_id(res);
+            patch_json6902::apply_keeping_annotations(res, ops)?;
+        }
+        Ok(())
     }
 }
 
@@ -134,62 +226,6 @@ fn scalar_text(v: &Value) -> String {
         Value::Null => "null".into(),
         _ => String::new(),
     }
-}
-
-fn strategic_merge(
-    config: &Value,
-    ctx: &Ctx,
-    resources: &mut Vec<Value>,
-    patches: Vec<Value>,
-    target: Option<&Selector>,
-    source: &str,
-) -> Result<(), Error> {
-    let schema = smp::schema_from_config(config, ctx)?;
-    if let Some(sel) = target {
-        let [patch] = patches.as_slice() else {
-            return Err(err!(
-                "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {source}"
-            ));
-        };
-        let selected = target::select_with(resources, sel).map_err(|e| {
-            err!(
-                "unable to find patch target {} in `resources`: {e}",
-                go_quote(&sel.to_string())
-            )
-        })?;
-        return apply_to_selected(resources, &selected, patch, &schema);
-    }
-    for patch in &patches {
-        let id = target::org_id(patch);
-        let i = target::find_by_id(resources, &id).map_err(|e| {
-            err!(
-                "no resource matches strategic merge patch {}: {e}",
-                go_quote(&id.to_string())
-            )
-        })?;
-        // Without a target, the patch applies as written (no preparation).
-        if !smp::apply_to_resource(&mut resources[i], patch, &schema)? {
-            resources.remove(i);
-        }
-    }
-    Ok(())
-}
-
-fn json6902(
-    resources: &mut [Value],
-    ops: &[Operation],
-    target: Option<&Selector>,
-    source: &str,
-) -> Result<(), Error> {
-    let Some(sel) = target else {
-        return Err(err!("must specify a target for JSON patch {source}"));
-    };
-    for i in target::select_with(resources, sel)? {
-        let res = &mut resources[i];
-        target::store_previous_id(res);
-        patch_json6902::apply_keeping_annotations(res, ops)?;
-    }
-    Ok(())
 }
 
 /// Go's `%q`: a double-quoted string with Go escapes.

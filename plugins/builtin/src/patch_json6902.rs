@@ -22,7 +22,23 @@ use kustom_api::{err, resource, Error, Map, Value};
 
 /// The PatchJson6902Transformer: `target` (a name is required), and the op
 /// list in `jsonOp` (JSON or YAML) or the file at `path`.
+// The signature is the dispatch table's (TransformFn), shared by transformers
+// that add or remove resources.
+#[allow(clippy::ptr_arg)]
 pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Result<(), Error> {
+    configure(config, ctx)?.apply(resources)
+}
+
+/// A configured PatchJson6902Transformer.
+#[derive(Debug)]
+pub struct PatchJson6902Transformer {
+    selector: Value,
+    ops: Vec<Operation>,
+}
+
+/// Read and check the config, loading and decoding the operations
+/// (kustomize's configuration-time errors).
+pub fn configure(config: &Value, ctx: &Ctx) -> Result<PatchJson6902Transformer, Error> {
     let target = config.get("target").filter(|t| !t.is_null());
     let target_name = target
         .and_then(|t| t.get("name"))
@@ -54,11 +70,20 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Resul
             "patch appears to be empty; file={path}, JsonOp={json_op}"
         ));
     }
-    let selector = target.cloned().unwrap_or(Value::Null);
-    for i in target::select(resources, &selector)? {
-        apply_keeping_annotations(&mut resources[i], &ops)?;
+    Ok(PatchJson6902Transformer {
+        selector: target.cloned().unwrap_or(Value::Null),
+        ops,
+    })
+}
+
+impl PatchJson6902Transformer {
+    /// Apply the operations to every resource the target selects.
+    pub fn apply(&self, resources: &mut [Value]) -> Result<(), Error> {
+        for i in target::select(resources, &self.selector)? {
+            apply_keeping_annotations(&mut resources[i], &self.ops)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// A string config field; missing and null read as "".

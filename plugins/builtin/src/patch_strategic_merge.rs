@@ -7,11 +7,25 @@ use crate::patch_json6902::string_field;
 use crate::{smp, target, Ctx};
 use kustom_api::schema::Schema;
 use kustom_api::{err, resource, Error, Value};
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// The PatchStrategicMergeTransformer: `paths` (files, or for historical
 /// reasons inline patch text) and `patches` (text with one or more patches).
 pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Result<(), Error> {
+    configure(config, ctx)?.apply(resources)
+}
+
+/// A configured PatchStrategicMergeTransformer: the loaded patches.
+#[derive(Debug)]
+pub struct PatchStrategicMergeTransformer {
+    patches: Vec<Value>,
+    schema: Cow<'static, Schema>,
+}
+
+/// Read and check the config, loading the patches (kustomize's
+/// configuration-time errors).
+pub fn configure(config: &Value, ctx: &Ctx) -> Result<PatchStrategicMergeTransformer, Error> {
     let paths = string_list(config, "paths")?;
     let patches_text = string_field(config, "patches")?;
     if paths.is_empty() && patches_text.is_empty() {
@@ -37,12 +51,21 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Resul
             paths.join(" ")
         ));
     }
-    let schema = smp::schema_from_config(config, ctx)?;
-    for patch in &patches {
-        let i = target::find_by_id(resources, &target::org_id(patch))?;
-        apply_to_selected(resources, &[i], patch, &schema)?;
+    Ok(PatchStrategicMergeTransformer {
+        patches,
+        schema: smp::schema_from_config(config, ctx)?,
+    })
+}
+
+impl PatchStrategicMergeTransformer {
+    /// Apply each patch to the resource with the patch's id.
+    pub fn apply(&self, resources: &mut Vec<Value>) -> Result<(), Error> {
+        for patch in &self.patches {
+            let i = target::find_by_id(resources, &target::org_id(patch))?;
+            apply_to_selected(resources, &[i], patch, &self.schema)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// A list of strings from the config (missing or null: empty).
