@@ -164,6 +164,14 @@ impl Builder {
                 )));
             }
         }
+        // kustomize matches each kustomization's vars against the resources
+        // accumulated so far (MergeVars); the matches travel as annotations.
+        if !k.vars.is_empty() {
+            let m = plan::var_matching(&k.vars);
+            let rs = std::mem::take(&mut acc.resources);
+            let rs = self.settings.transform(&[m], rs, &t.dir, &t.file, false)?;
+            acc.set_resources(rs);
+        }
         merge_vars(&mut acc.vars, k.vars.clone())
             .map_err(|e| e.context(format!("merging vars of {}", t.file.display())))?;
         Ok(acc)

@@ -207,8 +207,14 @@ pub fn finishing_transformers(tc: &TransformerConfig, vars: &[Value]) -> Vec<Val
         out.push(builtin(
             "RefVarTransformer",
             "vars",
-            json!({ "vars": vars, "fieldSpecs": specs(&tc.var_reference) }),
+            json!({ "phase": "resolve", "vars": vars, "fieldSpecs": specs(&tc.var_reference) }),
         ));
     }
     out
+}
+
+/// kustomize's MergeVars step: record which resource each of one
+/// kustomization's vars names, before the tree is merged upward.
+pub fn var_matching(vars: &[Value]) -> Value {
+    builtin("RefVarTransformer", "vars", json!({ "phase": "match", "vars": vars }))
 }
