@@ -69,7 +69,10 @@ pub fn group_of(config: &Value) -> String {
 impl Settings {
     /// The KEP plugin path for a group.
     pub fn kep_path(&self, group: &str) -> PathBuf {
-        self.config_home.join("kustomize").join("plugins").join(group)
+        self.config_home
+            .join("kustomize")
+            .join("plugins")
+            .join(group)
     }
 
     /// Find the plugin for a config object's group, per DESIGN.md's lookup order.
@@ -226,7 +229,8 @@ impl Settings {
         for batch in batches(configs) {
             let group = group_of(&batch[0]);
             let loc = self.locate(&batch[0])?;
-            resources = self.transform_one(&loc, &group, batch, resources, dir, kust_file, optional)?;
+            resources =
+                self.transform_one(&loc, &group, batch, resources, dir, kust_file, optional)?;
         }
         Ok(resources)
     }
@@ -290,7 +294,10 @@ impl Settings {
                 .and_then(|v| v.as_str().and_then(|s| s.parse::<usize>().ok()));
             if let Some(old) = id.and_then(|i| before.get(i)) {
                 let now = ResId::of(r);
-                if now.name != old.name || now.namespace != old.namespace || now.gvk.kind != old.gvk.kind {
+                if now.name != old.name
+                    || now.namespace != old.namespace
+                    || now.gvk.kind != old.gvk.kind
+                {
                     record_previous_id(r, old);
                 }
             }
