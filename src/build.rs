@@ -65,7 +65,7 @@ impl Builder {
         let dir = canonical_dir(dir)?;
         let target = load_target(&dir)?;
         // A Component at the top is built like a Kustomization (as kustomize does).
-        let acc = self.accumulate_target(&target, Accumulator::new(), &[dir.clone()])?;
+        let acc = self.accumulate_target(&target, Accumulator::new(), std::slice::from_ref(&dir))?;
         // Hash suffixes and name references only matter when something was
         // generated or renamed; otherwise the finishing call is skipped.
         let resources = if !acc.vars.is_empty() || acc.resources.iter().any(needs_finishing) {
