@@ -130,6 +130,7 @@ impl Settings {
             (ENV_LOAD_RESTRICTOR, self.load_restrictor.clone()),
             (ENV_KUSTOMIZATION, kust_file.display().to_string()),
         ];
+        let started = std::time::Instant::now();
         let out = exec::run(
             path,
             &self.args_for(loc, subcommand),
@@ -139,6 +140,14 @@ impl Settings {
             self.limits,
         )
         .map_err(|e| e.context(describe()))?;
+        tracing::debug!(
+            plugin = %path.display(),
+            subcommand,
+            dir = %dir.display(),
+            ms = started.elapsed().as_millis() as u64,
+            stdout_bytes = out.stdout.len(),
+            "plugin call finished"
+        );
         match out.status {
             Some(0) => {}
             Some(EXIT_UNSUPPORTED) => return Ok(None),
