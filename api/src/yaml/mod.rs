@@ -9,8 +9,10 @@
 //! multi-line strings as literal blocks, long plain strings folded at 80
 //! columns.
 
+mod parse;
 mod read;
 mod resolve;
+mod scan;
 mod write;
 
 pub use read::{parse_stream, parse_stream_with_lines, YamlError};
