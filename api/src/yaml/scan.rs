@@ -313,16 +313,13 @@ impl<'a> Scanner<'a> {
         let b = self.b;
         let mut p = self.pos;
         let mut chars = 0;
-        let mut nonblank = false;
         while let Some(&c) = b.get(p) {
             if c < 0x80 {
                 if stops[usize::from(c)] {
                     break;
                 }
-                nonblank |= c != b' ' && c != b'\t';
                 p += 1;
             } else {
-                nonblank = true;
                 let next = b.get(p + 1).copied().unwrap_or(0);
                 let third = b.get(p + 2).copied().unwrap_or(0);
                 if (c == 0xC2 && next == 0x85)
@@ -334,7 +331,10 @@ impl<'a> Scanner<'a> {
             }
             chars += 1;
         }
-        if nonblank {
+        // Like `skip`, passing a non-blank character resets `newlines`.
+        if b.get(self.pos..p)
+            .is_some_and(|run| run.iter().any(|&c| c != b' ' && c != b'\t'))
+        {
             self.newlines = 0;
         }
         if chars > 0 {
@@ -1280,9 +1280,15 @@ impl<'a> Scanner<'a> {
     ) -> Result<()> {
         let mut max_indent = 0;
         loop {
-            while (*indent == 0 || self.mark.col < *indent) && self.at(0) == b' ' {
-                self.skip();
+            // Indentation spaces (up to the block's indentation, if known).
+            let limit = if *indent == 0 { usize::MAX } else { *indent };
+            let mut n = 0;
+            while self.mark.col + n < limit && self.at(n) == b' ' {
+                n += 1;
             }
+            self.pos += n;
+            self.mark.index += n;
+            self.mark.col += n;
             max_indent = max_indent.max(self.mark.col);
             if (*indent == 0 || self.mark.col < *indent) && self.at(0) == b'\t' {
                 return self.error(
