@@ -188,6 +188,11 @@ fn check_characters(text: &str, first_line: usize) -> Result<(), YamlError> {
 /// likewise refuses "excessive aliasing").
 const ALIAS_BUDGET: usize = 5_000_000;
 
+/// Deepest nesting of collections accepted. go-yaml allows 10000 levels,
+/// but values this deep would overflow the stack of the (recursive) JSON
+/// writer and destructor; real resources are nowhere near.
+const MAX_NESTING: usize = 1000;
+
 /// A scalar as written: text, whether it was plain, its (short) tag, its line.
 #[derive(Debug, Clone)]
 struct Scalar {
@@ -324,6 +329,7 @@ impl Builder {
                 self.attach(Node::Scalar(scalar), line, false)
             }
             Event::SeqStart { anchor, mark } => {
+                self.check_depth(mark.line)?;
                 self.stack.push(Frame::Seq {
                     items: Vec::new(),
                     anchor,
@@ -332,6 +338,7 @@ impl Builder {
                 Ok(())
             }
             Event::MapStart { anchor, mark } => {
+                self.check_depth(mark.line)?;
                 let is_root = self.stack.is_empty();
                 self.stack.push(Frame::Map(MapFrame {
                     entries_start: self.entries.len(),
@@ -400,6 +407,16 @@ impl Builder {
                 self.attach(Node::Collection { value, is_map }, line, false)
             }
         }
+    }
+
+    fn check_depth(&self, line: usize) -> Result<(), YamlError> {
+        if self.stack.len() >= MAX_NESTING {
+            return Err(YamlError::at(
+                self.first_line + line,
+                format!("collections are nested more than {MAX_NESTING} levels deep"),
+            ));
+        }
+        Ok(())
     }
 
     fn alias(&mut self, name: &str, line: usize) -> Result<Node, YamlError> {
@@ -1091,6 +1108,14 @@ mod tests {
             one("a: >\n  one \n    more\n"),
             json!({"a": "one \n  more\n"})
         );
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let deep = format!("{}{}", "[".repeat(999), "]".repeat(999));
+        assert!(parse_stream(&deep).is_ok());
+        let too_deep = format!("{}{}", "[".repeat(1001), "]".repeat(1001));
+        assert!(err(&too_deep).message.contains("nested"));
     }
 
     #[test]
