@@ -218,6 +218,7 @@ impl<'v> Emitter<'_, 'v> {
             Value::Object(m) => self.mapping(m),
             Value::Array(a) if a.is_empty() => self.empty_flow("[]"),
             Value::Array(a) => self.sequence(a, ctx),
+            Value::String(s) if is_plain_word(s) => self.word(s),
             Value::String(s) => {
                 let s = reread(s, &mut self.problem, false);
                 self.scalar(&s, requested_style(&s), ctx)
@@ -268,6 +269,13 @@ impl<'v> Emitter<'_, 'v> {
         sort_keys(&mut self.keys[start..]);
         for i in start..self.keys.len() {
             let (k, v) = self.keys[i];
+            if is_plain_word(k) && k.len() <= MAX_SIMPLE_KEY {
+                self.write_indent();
+                self.word(k);
+                self.indicator(":", false, false, false);
+                self.node(v, Ctx::Value);
+                continue;
+            }
             let k = reread(k, &mut self.problem, true);
             let k = k.as_ref();
             self.write_indent();
@@ -633,6 +641,43 @@ impl<'v> Emitter<'_, 'v> {
                 breaks = false;
             }
         }
+    }
+}
+
+/// ASCII letters, digits and `_ . / -`.
+static WORD_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-');
+        c += 1;
+    }
+    t
+};
+
+/// Fast path for the most common strings (names, keys, paths): a text of
+/// word characters starting with a letter, `_` or `/` is written plain
+/// as it is, unless it is one of YAML 1.1's keywords (`yes`, `off`, ...).
+/// Such a text has no indicator, space, break or special character, and
+/// cannot read as a number, timestamp or null.
+fn is_plain_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    if !(first.is_ascii_alphabetic() || first == b'_' || first == b'/') {
+        return false;
+    }
+    if !b.iter().all(|&c| WORD_BYTES[usize::from(c)]) {
+        return false;
+    }
+    match first {
+        // The keywords are at most five letters long.
+        b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' if b.len() <= 5 => {
+            matches!(resolve_plain(s, Rules::V2, true), Resolved::Str)
+        }
+        _ => true,
     }
 }
 
