@@ -150,6 +150,10 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
             LoadRestrictor::None => "LoadRestrictionsNone",
         }
         .to_string(),
+        legacy_home: crate::plugins::legacy::plugin_home(),
+        exec_env: args.env.clone(),
+        enable_helm: args.enable_helm,
+        helm_command: args.helm_command.clone(),
     };
     let builder = Builder::new(settings, restrictor);
     let built = builder.build(&args.dir)?;
