@@ -11,4 +11,5 @@ pub mod cli;
 pub mod kustomization;
 pub mod output;
 pub mod plan;
+pub mod plugin_cmd;
 pub mod plugins;

@@ -56,6 +56,13 @@ pub fn home_candidates() -> Vec<(&'static str, PathBuf)> {
         home.join(".config").join("kustomize").join("plugin"),
     ));
     out.push(("$HOME/kustomize/plugin", home.join("kustomize").join("plugin")));
+    // $XDG_CONFIG_HOME is often $HOME/.config: name each directory once.
+    let mut seen = Vec::new();
+    out.retain(|(_, p)| {
+        let fresh = !seen.contains(p);
+        seen.push(p.clone());
+        fresh
+    });
     out
 }
 
