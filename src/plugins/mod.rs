@@ -381,6 +381,18 @@ impl Settings {
                     let refs: Vec<&Value> = batch.iter().collect();
                     let stdin = self.encode(&group, &refs);
                     match self.call(&loc, &site, dir, stdin)? {
+                        Some(mut docs) if group != BUILTIN_GROUP => {
+                            // KEP generators may use the legacy hash / behavior
+                            // annotations too (they never see internal ones).
+                            for d in docs.iter_mut().filter(|d| {
+                                resource::annotation(d, protocol::LEGACY_NEEDS_HASH).is_some()
+                                    || resource::annotation(d, protocol::LEGACY_BEHAVIOR).is_some()
+                            }) {
+                                legacy::apply_generator_options(std::slice::from_mut(d))
+                                    .map_err(|e| e.context(&site))?;
+                            }
+                            out.extend(docs)
+                        }
                         Some(docs) => out.extend(docs),
                         None => {
                             return Err(Error::new(format!(
