@@ -23,12 +23,10 @@ pub struct Accumulator {
 }
 
 impl Accumulator {
-    /// An empty accumulator with the default field specs.
+    /// An empty accumulator; its field-spec config starts empty and gets
+    /// the defaults merged in by each kustomization (kustomize's order).
     pub fn new() -> Accumulator {
-        Accumulator {
-            config: TransformerConfig::defaults(),
-            ..Default::default()
-        }
+        Accumulator::default()
     }
 
     /// Replace all resources (after a plugin call).

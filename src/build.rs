@@ -95,15 +95,20 @@ impl Builder {
         let mut acc = self
             .accumulate_resources(t, acc, &k.resources, stack)
             .map_err(|e| e.context("accumulating resources"))?;
-        // configurations: and crds: extend the field specs for this tree.
+        // configurations: extend the default field specs; the result joins
+        // what the resources' kustomizations accumulated (kustomize's order).
+        let mut user = TransformerConfig::default();
         for c in &k.configurations {
             let text = self.read_file(t, c)?;
             for doc in yaml::parse_stream(&text).map_err(|e| e.context(c))? {
                 let tc = TransformerConfig::from_value(&doc)
                     .map_err(|e| e.context(format!("{} (in {})", c, t.file.display())))?;
-                acc.config.merge(&tc)?;
+                user.merge(&tc)?;
             }
         }
+        let mut tc = TransformerConfig::defaults();
+        tc.merge(&user)?;
+        acc.config.merge(&tc)?;
         if !k.crds.is_empty() {
             return Err(Error::new(format!(
                 "{}: `crds:` is not supported yet; use `configurations:` to declare the CRD's reference fields",

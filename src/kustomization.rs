@@ -137,7 +137,7 @@ pub struct Label {
     #[serde(default)]
     pub include_templates: bool,
     /// Extra field specs.
-    #[serde(default)]
+    #[serde(default, rename = "fields")]
     pub field_specs: Vec<Value>,
 }
 

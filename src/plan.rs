@@ -4,7 +4,7 @@
 //! work when a user lists them under `generators:` / `transformers:`.
 
 use crate::kustomization::{GeneratorOptions, Kustomization};
-use kustom_api::fieldspec::{label_field_specs, FieldSpec, TransformerConfig};
+use kustom_api::fieldspec::{label_field_specs_with, FieldSpec, TransformerConfig};
 use kustom_api::{Error, Value};
 use serde::Serialize;
 use serde_json::{json, Map};
@@ -123,15 +123,13 @@ pub fn builtin_transformers(k: &Kustomization, tc: &TransformerConfig) -> Result
         ));
     }
     for (i, label) in k.labels.iter().enumerate() {
-        let mut fs: Vec<FieldSpec> = Vec::new();
+        let mut custom: Vec<FieldSpec> = Vec::new();
         for extra in &label.field_specs {
             let spec: FieldSpec = serde_json::from_value(extra.clone())
-                .map_err(|e| Error::new(format!("labels[{i}].fieldSpecs: {e}")))?;
-            push_unique(&mut fs, spec);
+                .map_err(|e| Error::new(format!("labels[{i}].fields: {e}")))?;
+            custom.push(spec);
         }
-        for spec in label_field_specs(label.include_selectors, label.include_templates, tc) {
-            push_unique(&mut fs, spec);
-        }
+        let fs = label_field_specs_with(&custom, label.include_selectors, label.include_templates, tc)?;
         out.push(builtin(
             "LabelTransformer",
             &format!("labels-{i}"),
@@ -191,12 +189,6 @@ pub fn builtin_transformers(k: &Kustomization, tc: &TransformerConfig) -> Result
         ));
     }
     Ok(out)
-}
-
-fn push_unique(fs: &mut Vec<FieldSpec>, spec: FieldSpec) {
-    if !fs.contains(&spec) {
-        fs.push(spec);
-    }
 }
 
 /// The configs of the final, top-level pass: hash suffixes for generated

@@ -12,6 +12,7 @@ pub mod fieldspec;
 pub mod protocol;
 pub mod resid;
 pub mod resource;
+pub mod schema;
 pub mod yaml;
 
 pub use error::Error;

@@ -18,6 +18,10 @@ pub const PREFIXES: &str = "internal.config.kubernetes.io/prefixes";
 pub const SUFFIXES: &str = "internal.config.kubernetes.io/suffixes";
 /// Ids of resources that refer to this one (name-reference bookkeeping).
 pub const REF_BY: &str = "internal.config.kubernetes.io/refBy";
+/// JSON list of the `vars` whose objref named this resource when its
+/// kustomization's vars were merged (kustomize keeps this in memory); set by
+/// RefVarTransformer's `match` phase, read and removed by its resolve phase.
+pub const REF_VAR_NAMES: &str = "internal.config.kubernetes.io/refVarNames";
 /// Generator behavior of a generated resource: create, merge or replace.
 pub const GENERATOR_BEHAVIOR: &str = "internal.config.kubernetes.io/generatorBehavior";
 /// Set (to "enabled") on generated resources that get a content-hash name suffix.
@@ -47,6 +51,7 @@ pub const BUILD_ANNOTATIONS: &[&str] = &[
     ALLOW_NAME_CHANGE,
     ALLOW_KIND_CHANGE,
     REF_BY,
+    REF_VAR_NAMES,
     GENERATOR_BEHAVIOR,
     NEEDS_HASH_SUFFIX,
     ID_ANNOTATION,

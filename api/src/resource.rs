@@ -112,3 +112,76 @@ fn cluster_scoped_table() -> &'static HashSet<(String, String)> {
 pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
     cluster_scoped_table().contains(&(api_version.to_string(), kind.to_string()))
 }
+
+// ---- Build-annotation bookkeeping shared by the renaming transformers ----
+
+/// The comma-separated values of a build annotation, as kustomize's
+/// `getCsvAnnotation`: None when the annotation is absent.
+pub fn csv_annotation(obj: &Value, key: &str) -> Option<Vec<String>> {
+    annotation(obj, key).map(|v| v.split(',').map(str::to_string).collect())
+}
+
+/// Append `value` to a comma-separated build annotation; an empty value is
+/// not recorded (kustomize skips it too, which keeps the lists aligned only
+/// when names are non-empty — the same quirk).
+pub fn append_csv_annotation(obj: &mut Value, key: &str, value: &str) {
+    if value.is_empty() {
+        return;
+    }
+    let joined = match annotation(obj, key) {
+        Some(cur) => format!("{cur},{value}"),
+        None => value.to_string(),
+    };
+    set_annotation(obj, key, &joined);
+}
+
+/// Record the object's current name, effective namespace and kind in the
+/// `previousNames`/`previousNamespaces`/`previousKinds` build annotations
+/// (kustomize's `StorePreviousId`), before a transformer changes its id.
+pub fn store_previous_id(obj: &mut Value) {
+    let id = crate::ResId::of(obj);
+    let ns = id.effective_namespace().to_string();
+    append_csv_annotation(obj, crate::protocol::PREVIOUS_NAMES, &id.name);
+    append_csv_annotation(obj, crate::protocol::PREVIOUS_NAMESPACES, &ns);
+    append_csv_annotation(obj, crate::protocol::PREVIOUS_KINDS, &id.gvk.kind);
+}
+
+/// The ids the object had before its current one, oldest first (kustomize's
+/// `PrevIds`): built from the previous-name/namespace/kind annotations and
+/// the current apiVersion. Errors when the three lists differ in length.
+pub fn prev_ids(obj: &Value) -> Result<Vec<crate::ResId>, crate::Error> {
+    use crate::protocol::{PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES};
+    let Some(names) = csv_annotation(obj, PREVIOUS_NAMES) else {
+        return Ok(Vec::new());
+    };
+    // A missing companion annotation reads as one empty entry, as in kustomize.
+    let namespaces =
+        csv_annotation(obj, PREVIOUS_NAMESPACES).unwrap_or_else(|| vec![String::new()]);
+    let kinds = csv_annotation(obj, PREVIOUS_KINDS).unwrap_or_else(|| vec![String::new()]);
+    if names.len() != namespaces.len() || names.len() != kinds.len() {
+        return Err(crate::Error::new(
+            "number of previous names, number of previous namespaces, number of previous kinds not equal",
+        ));
+    }
+    let api_version = api_version(obj);
+    Ok(names
+        .into_iter()
+        .zip(namespaces)
+        .zip(kinds)
+        .map(|((name, namespace), kind)| crate::ResId {
+            gvk: crate::Gvk::from_api_version(api_version, &kind),
+            name,
+            namespace,
+        })
+        .collect())
+}
+
+/// The object's original id (kustomize's `OrgId`): its oldest previous id,
+/// or its current id when it was never renamed. Malformed previous-id
+/// annotations fall back to the current id.
+pub fn org_id(obj: &Value) -> crate::ResId {
+    prev_ids(obj)
+        .ok()
+        .and_then(|ids| ids.into_iter().next())
+        .unwrap_or_else(|| crate::ResId::of(obj))
+}

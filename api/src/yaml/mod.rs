@@ -10,7 +10,28 @@
 //! columns.
 
 mod read;
+mod resolve;
 mod write;
 
 pub use read::{parse_stream, parse_stream_with_lines, YamlError};
-pub use write::{to_yaml, to_yaml_stream};
+pub use write::{to_yaml, to_yaml_stream, try_to_yaml, try_to_yaml_stream, write_yaml};
+
+/// The JSON value go-yaml v3 gives an untagged plain scalar of this text:
+/// what a field that kustomize sets without a tag (name prefixes and
+/// suffixes, image rewrites) becomes on output — `123` → 123, `true` →
+/// true, `` → null, `nginx:1.2` → a string. Values JSON cannot hold
+/// (`.inf`, `.nan`) stay strings.
+pub fn plain_scalar_value(text: &str) -> serde_json::Value {
+    use resolve::{resolve_plain, Resolved, Rules};
+    use serde_json::{Number, Value};
+    let string = || Value::String(text.to_string());
+    match resolve_plain(text, Rules::V3, true) {
+        Resolved::Null => Value::Null,
+        Resolved::Bool(b) => Value::Bool(b),
+        Resolved::Int(i) => Value::Number(i.into()),
+        Resolved::Uint(u) => Value::Number(u.into()),
+        Resolved::Float(f) => Number::from_f64(f).map_or_else(string, Value::Number),
+        Resolved::Timestamp(t) => t.to_rfc3339().map_or_else(|_| string(), Value::String),
+        Resolved::Str => string(),
+    }
+}

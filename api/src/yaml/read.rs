@@ -1,10 +1,27 @@
-//! YAML reader with kustomize's scalar resolution. (Being written.)
+//! YAML reader producing the JSON value kustomize would see.
+//!
+//! kustomize reads a stream by (1) turning CRLF into LF, (2) cutting it at
+//! every line that starts with `---`, (3) decoding the first YAML document of
+//! each piece with go-yaml v3, (4) expanding aliases and `<<` merge keys
+//! (kyaml's `DeAnchor`), and finally (5) decoding the node into Go's
+//! `interface{}` and encoding that as JSON. This module reproduces the
+//! observable result of that chain on top of yaml-rust2's event parser:
+//! scalars are typed with go-yaml v3's rules (see `resolve.rs`), timestamps
+//! become RFC 3339 strings, values JSON cannot hold are errors, and so are
+//! the things go-yaml rejects (duplicate keys, bad merges, non-string keys
+//! below the top level).
 
+use std::collections::HashMap;
+
+use serde_json::{Map, Number, Value};
+use yaml_rust2::parser::{Event, Parser, Tag};
+use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
+
+use super::resolve::{resolve_plain, Resolved, Rules};
 use crate::Error;
-use serde_json::Value;
 
 /// A YAML syntax or structure error with its 1-based line.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YamlError {
     /// 1-based line of the problem, when known.
     pub line: Option<usize>,
@@ -12,18 +29,948 @@ pub struct YamlError {
     pub message: String,
 }
 
-/// Parse a multi-document YAML stream into JSON values; empty documents are skipped.
+impl YamlError {
+    fn at(line: usize, message: impl Into<String>) -> Self {
+        YamlError {
+            line: Some(line),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for YamlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "line {l}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for YamlError {}
+
+impl From<YamlError> for Error {
+    fn from(e: YamlError) -> Self {
+        Error::new(e.to_string())
+    }
+}
+
+/// Parse a multi-document YAML stream into JSON values; empty documents and
+/// documents whose root is null are skipped.
 pub fn parse_stream(text: &str) -> Result<Vec<Value>, Error> {
     parse_stream_with_lines(text)
         .map(|docs| docs.into_iter().map(|(v, _)| v).collect())
-        .map_err(|e| match e.line {
-            Some(l) => Error::new(format!("line {l}: {}", e.message)),
-            None => Error::new(e.message),
-        })
+        .map_err(Error::from)
 }
 
-/// Like [`parse_stream`], also giving each document's 1-based starting line.
+/// Like [`parse_stream`], also giving the 1-based line where each document's
+/// content starts.
 pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlError> {
-    let _ = text;
-    unimplemented!("yaml reader")
+    // kyaml normalises Windows line ends before anything else, including
+    // inside quoted scalars.
+    let normalized: std::borrow::Cow<str> = if text.contains("\r\n") {
+        text.replace("\r\n", "\n").into()
+    } else {
+        text.into()
+    };
+    let text = normalized.as_ref();
+    let pieces = split_documents(text)?;
+    let mut docs = Vec::with_capacity(pieces.len());
+    let mut line = 1;
+    let mut counted_to = 0;
+    let last = pieces.len().saturating_sub(1);
+    for (i, &(start, end)) in pieces.iter().enumerate() {
+        line += count_newlines(&text[counted_to..start]);
+        counted_to = start;
+        // Cutting at the separator eats the newline that ended the piece;
+        // kyaml puts it back (it matters to literal block scalars).
+        let tail = if i == last { "" } else { "\n" };
+        if let Some(doc) = parse_piece(&text[start..end], tail, line)? {
+            docs.push(doc);
+        }
+    }
+    Ok(docs)
+}
+
+fn count_newlines(s: &str) -> usize {
+    s.bytes().filter(|&b| b == b'\n').count()
+}
+
+/// Byte ranges of the pieces between separator lines: a line starting with
+/// `---` that follows a newline and is itself ended by one (kyaml's
+/// `\n---.*\n`). Anything after the dashes other than a comment is an error.
+fn split_documents(text: &str) -> Result<Vec<(usize, usize)>, YamlError> {
+    let mut pieces = Vec::new();
+    if text.is_empty() {
+        return Ok(pieces);
+    }
+    let mut prev = 0;
+    let mut pos = 0;
+    while let Some(found) = text[pos..].find("\n---") {
+        let sep = pos + found;
+        let Some(eol) = text[sep + 4..].find('\n').map(|k| sep + 4 + k) else {
+            break;
+        };
+        let rest = text[sep + 4..eol].trim();
+        if !rest.is_empty() && !rest.starts_with('#') {
+            let line = 1 + count_newlines(&text[..=sep]);
+            return Err(YamlError::at(
+                line,
+                format!("invalid document separator: {}", text[sep + 1..eol].trim()),
+            ));
+        }
+        pieces.push((prev, sep));
+        prev = eol + 1;
+        pos = eol + 1;
+    }
+    pieces.push((prev, text.len()));
+    Ok(pieces)
+}
+
+/// Decode the first document of one piece, as go-yaml's `Decoder.Decode`
+/// does once per piece; whatever follows that document is never looked at.
+fn parse_piece(
+    piece: &str,
+    tail: &str,
+    first_line: usize,
+) -> Result<Option<(Value, usize)>, YamlError> {
+    // yaml-rust2 has internal assertions; a malformed input must never take
+    // the whole process down, so a panic in the parser becomes an error.
+    let parsed = std::panic::catch_unwind(|| read_events(piece, tail));
+    let mut events = match parsed {
+        Ok(Ok(events)) => events,
+        Ok(Err(e)) => {
+            return Err(YamlError::at(
+                first_line + e.marker().line().saturating_sub(1),
+                e.info().to_string(),
+            ))
+        }
+        Err(_) => {
+            return Err(YamlError::at(
+                first_line,
+                "the YAML parser failed on this document",
+            ))
+        }
+    };
+    if tail.is_empty() {
+        fix_unterminated_block_scalar(&mut events, piece);
+    }
+    Builder::new(first_line).run(events)
+}
+
+/// The events of the first document of `piece` + `tail`.
+fn read_events(piece: &str, tail: &str) -> Result<Vec<(Event, Marker)>, ScanError> {
+    let mut parser = Parser::new(piece.chars().chain(tail.chars()));
+    let mut events = Vec::new();
+    loop {
+        let (event, mark) = parser.next_token()?;
+        let last = matches!(event, Event::DocumentEnd | Event::StreamEnd);
+        events.push((event, mark));
+        if last {
+            return Ok(events);
+        }
+    }
+}
+
+/// A block scalar that runs to the very end of the input, with no final
+/// line break, has no trailing newline in go-yaml (there is no break to
+/// keep); yaml-rust2 adds one. The only scalar this can concern is the last
+/// one, and only when the input's last line is part of it.
+fn fix_unterminated_block_scalar(events: &mut [(Event, Marker)], piece: &str) {
+    if piece.ends_with('\n') {
+        return;
+    }
+    let last_line = piece.rsplit('\n').next().unwrap_or("").trim_start();
+    if last_line.trim_end().is_empty() {
+        return;
+    }
+    let last_node = events.iter_mut().rev().find(|(e, _)| {
+        matches!(
+            e,
+            Event::Scalar(..)
+                | Event::Alias(_)
+                | Event::SequenceStart(..)
+                | Event::MappingStart(..)
+        )
+    });
+    let last_scalar = match last_node {
+        Some((Event::Scalar(text, style, _, _), _)) => Some((text, *style)),
+        _ => None,
+    };
+    if let Some((text, TScalarStyle::Literal | TScalarStyle::Folded)) = last_scalar {
+        if let Some(body) = text.strip_suffix('\n') {
+            if body.ends_with(last_line) {
+                text.pop();
+            }
+        }
+    }
+}
+
+/// Upper bound on values produced by alias expansion in one document; a
+/// "billion laughs" input fails instead of exhausting memory (go-yaml
+/// likewise refuses "excessive aliasing").
+const ALIAS_BUDGET: usize = 5_000_000;
+
+/// A scalar as written: text, whether it was plain, its tag, its line.
+#[derive(Debug, Clone)]
+struct Scalar {
+    text: String,
+    plain: bool,
+    /// Short form (`!!int`, `!foo`); None when absent or the non-specific `!`.
+    tag: Option<String>,
+    line: usize,
+}
+
+/// A finished node waiting to be placed in its parent.
+#[derive(Debug)]
+enum Node {
+    Scalar(Scalar),
+    /// A converted mapping or sequence; `is_map` tells which.
+    Collection {
+        value: Value,
+        is_map: bool,
+    },
+}
+
+/// What an anchor refers to.
+#[derive(Debug, Clone)]
+enum Anchored {
+    Scalar(Scalar),
+    Collection {
+        value: Value,
+        is_map: bool,
+        size: usize,
+    },
+}
+
+struct Entry {
+    key: Node,
+    key_line: usize,
+    value: Value,
+    /// For merge validation: the value was an alias to a non-mapping.
+    value_alias_non_map: bool,
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Value>,
+        anchor: usize,
+    },
+    Map {
+        entries: Vec<Entry>,
+        pending_key: Option<(Node, usize)>,
+        anchor: usize,
+        line: usize,
+    },
+}
+
+struct Builder {
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Anchored>,
+    first_line: usize,
+    alias_budget: usize,
+    root: Option<(Value, usize)>,
+    root_null: bool,
+}
+
+impl Builder {
+    fn new(first_line: usize) -> Self {
+        Builder {
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            first_line,
+            alias_budget: ALIAS_BUDGET,
+            root: None,
+            root_null: false,
+        }
+    }
+
+    fn line(&self, marker_line: usize) -> usize {
+        self.first_line + marker_line.saturating_sub(1)
+    }
+
+    fn run(mut self, events: Vec<(Event, Marker)>) -> Result<Option<(Value, usize)>, YamlError> {
+        let mut root_line = None;
+        for (event, mark) in events {
+            let line = self.line(mark.line());
+            match event {
+                Event::StreamStart | Event::Nothing | Event::DocumentStart => {}
+                Event::StreamEnd => return Ok(None),
+                Event::DocumentEnd => break,
+                Event::Alias(id) => {
+                    root_line.get_or_insert(line);
+                    let node = self.alias(id, line)?;
+                    self.attach(node, line, true)?;
+                }
+                Event::Scalar(text, style, anchor, tag) => {
+                    root_line.get_or_insert(line);
+                    let scalar = Scalar {
+                        text,
+                        plain: matches!(style, TScalarStyle::Plain),
+                        tag: tag.as_ref().and_then(short_tag),
+                        line,
+                    };
+                    if anchor > 0 {
+                        self.anchors
+                            .insert(anchor, Anchored::Scalar(scalar.clone()));
+                    }
+                    self.attach(Node::Scalar(scalar), line, false)?;
+                }
+                Event::SequenceStart(anchor, _) => {
+                    root_line.get_or_insert(line);
+                    self.stack.push(Frame::Seq {
+                        items: Vec::new(),
+                        anchor,
+                    });
+                }
+                Event::MappingStart(anchor, _) => {
+                    root_line.get_or_insert(line);
+                    self.stack.push(Frame::Map {
+                        entries: Vec::new(),
+                        pending_key: None,
+                        anchor,
+                        line,
+                    });
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    let is_root = self.stack.len() == 1;
+                    let (value, is_map, anchor) = match self.stack.pop() {
+                        Some(Frame::Seq { items, anchor }) => (Value::Array(items), false, anchor),
+                        Some(Frame::Map {
+                            entries,
+                            pending_key,
+                            anchor,
+                            line,
+                        }) => {
+                            if pending_key.is_some() {
+                                return Err(YamlError::at(line, "mapping key without a value"));
+                            }
+                            (finish_map(entries, is_root, line)?, true, anchor)
+                        }
+                        None => {
+                            return Err(YamlError::at(line, "unbalanced collection end"));
+                        }
+                    };
+                    if anchor > 0 {
+                        let size = count_values(&value);
+                        self.anchors.insert(
+                            anchor,
+                            Anchored::Collection {
+                                value: value.clone(),
+                                is_map,
+                                size,
+                            },
+                        );
+                    }
+                    self.attach(Node::Collection { value, is_map }, line, false)?;
+                }
+            }
+        }
+        if self.root_null {
+            return Ok(None);
+        }
+        Ok(self
+            .root
+            .take()
+            .map(|(v, _)| (v, root_line.unwrap_or(self.first_line))))
+    }
+
+    fn alias(&mut self, id: usize, line: usize) -> Result<Node, YamlError> {
+        match self.anchors.get(&id) {
+            Some(Anchored::Scalar(s)) => Ok(Node::Scalar(s.clone())),
+            Some(Anchored::Collection {
+                value,
+                is_map,
+                size,
+            }) => {
+                if *size > self.alias_budget {
+                    return Err(YamlError::at(line, "document contains excessive aliasing"));
+                }
+                self.alias_budget -= size;
+                Ok(Node::Collection {
+                    value: value.clone(),
+                    is_map: *is_map,
+                })
+            }
+            // An alias to an anchor still being defined (a node containing
+            // itself); kustomize recurses forever on these.
+            None => Err(YamlError::at(
+                line,
+                "alias refers to an anchor that contains it",
+            )),
+        }
+    }
+
+    /// Place a finished node into the open collection (or make it the root).
+    fn attach(&mut self, node: Node, line: usize, from_alias: bool) -> Result<(), YamlError> {
+        match self.stack.last_mut() {
+            None => {
+                let value = match node {
+                    Node::Scalar(s) => {
+                        let v = scalar_value(s)?;
+                        self.root_null = v.is_null();
+                        v
+                    }
+                    Node::Collection { value, .. } => value,
+                };
+                self.root = Some((value, line));
+            }
+            Some(Frame::Seq { items, .. }) => items.push(node_value(node)?),
+            Some(Frame::Map {
+                entries,
+                pending_key,
+                ..
+            }) => match pending_key.take() {
+                None => *pending_key = Some((node, line)),
+                Some((key, key_line)) => {
+                    let value_alias_non_map =
+                        from_alias && !matches!(node, Node::Collection { is_map: true, .. });
+                    entries.push(Entry {
+                        key,
+                        key_line,
+                        value: node_value(node)?,
+                        value_alias_non_map,
+                    });
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
+fn node_value(node: Node) -> Result<Value, YamlError> {
+    match node {
+        Node::Scalar(s) => scalar_value(s),
+        Node::Collection { value, .. } => Ok(value),
+    }
+}
+
+/// Number of JSON values in `v` (itself included): the cost of copying it.
+fn count_values(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(count_values).sum::<usize>(),
+        Value::Object(m) => 1 + m.values().map(count_values).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+/// The short form of a tag; None for the non-specific `!`, which go-yaml
+/// treats exactly like no tag at all.
+fn short_tag(tag: &Tag) -> Option<String> {
+    let full = format!("{}{}", tag.handle, tag.suffix);
+    if full == "!" || full.is_empty() {
+        return None;
+    }
+    Some(match full.strip_prefix("tag:yaml.org,2002:") {
+        Some(rest) => format!("!!{rest}"),
+        None => full,
+    })
+}
+
+/// How a scalar is typed, given its style and tag.
+enum Typed {
+    Resolved(Resolved),
+    /// `!!binary`: the base64-decoded text.
+    Binary(String),
+}
+
+fn type_scalar(s: &Scalar) -> Result<Typed, YamlError> {
+    let tag = s.tag.as_deref();
+    match tag {
+        // Quoted and block scalars are strings unless a tag says otherwise.
+        None if !s.plain => Ok(Typed::Resolved(Resolved::Str)),
+        None => Ok(Typed::Resolved(resolve_plain(&s.text, Rules::V3, true))),
+        Some("!!str") => Ok(Typed::Resolved(Resolved::Str)),
+        Some("!!binary") => decode_base64(&s.text)
+            .map(|b| Typed::Binary(go_string_from_bytes(&b)))
+            .ok_or_else(|| YamlError::at(s.line, "!!binary value contains invalid base64 data")),
+        Some(t @ ("!!int" | "!!float" | "!!bool" | "!!null" | "!!timestamp")) => {
+            let r = resolve_plain(&s.text, Rules::V3, t == "!!timestamp");
+            if r.tag() == t {
+                return Ok(Typed::Resolved(r));
+            }
+            // go-yaml converts a (signed) integer to a float for `!!float`,
+            // but nothing else.
+            if let ("!!float", Resolved::Int(i)) = (t, &r) {
+                return Ok(Typed::Resolved(Resolved::Float(*i as f64)));
+            }
+            Err(YamlError::at(
+                s.line,
+                format!("cannot decode {} `{}` as a {}", r.tag(), s.text, t),
+            ))
+        }
+        // Unknown and local tags: go-yaml keeps the text as a string.
+        Some(_) => Ok(Typed::Resolved(Resolved::Str)),
+    }
+}
+
+fn scalar_value(s: Scalar) -> Result<Value, YamlError> {
+    Ok(match type_scalar(&s)? {
+        Typed::Binary(text) => Value::String(text),
+        Typed::Resolved(r) => match r {
+            Resolved::Null => Value::Null,
+            Resolved::Bool(b) => Value::Bool(b),
+            Resolved::Int(i) => Value::Number(i.into()),
+            Resolved::Uint(u) => Value::Number(u.into()),
+            Resolved::Float(f) => match Number::from_f64(f) {
+                Some(n) => Value::Number(n),
+                None => {
+                    return Err(YamlError::at(
+                        s.line,
+                        format!(
+                            "value {} cannot be represented in JSON (json: unsupported value: {})",
+                            s.text,
+                            go_float_name(f)
+                        ),
+                    ))
+                }
+            },
+            Resolved::Timestamp(t) => {
+                Value::String(t.to_rfc3339().map_err(|e| YamlError::at(s.line, e))?)
+            }
+            Resolved::Str => Value::String(s.text),
+        },
+    })
+}
+
+fn go_float_name(f: f64) -> &'static str {
+    if f.is_nan() {
+        "NaN"
+    } else if f > 0.0 {
+        "+Inf"
+    } else {
+        "-Inf"
+    }
+}
+
+/// A plain `<<` (or an explicitly `!!merge`-tagged key).
+fn is_merge_key(key: &Node) -> bool {
+    match key {
+        Node::Scalar(s) => match s.tag.as_deref() {
+            None => s.plain && s.text == "<<",
+            Some(t) => t == "!!merge",
+        },
+        Node::Collection { .. } => false,
+    }
+}
+
+fn key_text(key: &Node) -> Option<&str> {
+    match key {
+        Node::Scalar(s) => Some(&s.text),
+        Node::Collection { .. } => None,
+    }
+}
+
+/// Build a mapping's JSON object: expand merges, reject duplicate keys,
+/// turn keys into JSON object keys.
+fn finish_map(mut entries: Vec<Entry>, is_root: bool, line: usize) -> Result<Value, YamlError> {
+    let merges = entries.iter().filter(|e| is_merge_key(&e.key)).count();
+    if merges > 1 {
+        return Err(YamlError::at(line, "duplicate merge key"));
+    }
+    let mut sources: Vec<Map<String, Value>> = Vec::new();
+    if merges == 1 {
+        // kyaml clears the first key spelled `<<` whatever its style (so a
+        // quoted "<<" key before the merge key disappears), and go-yaml
+        // drops the merge key itself when decoding.
+        if let Some(pos) = entries.iter().position(|e| key_text(&e.key) == Some("<<")) {
+            if !is_merge_key(&entries[pos].key) {
+                entries.remove(pos);
+            }
+        }
+        if let Some(pos) = entries.iter().position(|e| is_merge_key(&e.key)) {
+            let merge = entries.remove(pos);
+            sources = merge_sources(merge)?;
+        }
+    } else if let Some(pos) = entries.iter().position(|e| key_text(&e.key) == Some("<<")) {
+        entries.remove(pos);
+    }
+
+    // go-yaml compares keys by their text: `a` and "a" are the same key.
+    // Small maps (the usual case) are checked without hashing.
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        match &e.key {
+            Node::Scalar(s) => {
+                let earlier = if entries.len() <= 16 {
+                    entries[..i]
+                        .iter()
+                        .find(|o| key_text(&o.key) == Some(s.text.as_str()))
+                        .map(|o| o.key_line)
+                } else {
+                    seen.insert(s.text.as_str(), e.key_line)
+                };
+                if let Some(first) = earlier {
+                    return Err(YamlError::at(
+                        e.key_line,
+                        format!(
+                            "mapping key {} already defined at line {first}",
+                            go_quote(&s.text)
+                        ),
+                    ));
+                }
+            }
+            Node::Collection { .. } => {
+                return Err(YamlError::at(
+                    e.key_line,
+                    "invalid map key: a mapping or sequence cannot be a key",
+                ));
+            }
+        }
+    }
+    drop(seen);
+
+    let mut map = Map::with_capacity(entries.len());
+    for e in entries {
+        let Node::Scalar(s) = e.key else {
+            continue;
+        };
+        let key = if is_root {
+            root_key(s)?
+        } else {
+            nested_key(s)?
+        };
+        map.insert(key, e.value);
+    }
+    for src in sources {
+        for (k, v) in src {
+            if !map.contains_key(&k) {
+                map.insert(k, v);
+            }
+        }
+    }
+    Ok(Value::Object(map))
+}
+
+/// The mappings a `<<` value names, earliest first.
+fn merge_sources(merge: Entry) -> Result<Vec<Map<String, Value>>, YamlError> {
+    let line = merge.key_line;
+    if merge.value_alias_non_map {
+        return Err(YamlError::at(
+            line,
+            "invalid map merge: received alias for a non-map value",
+        ));
+    }
+    match merge.value {
+        Value::Object(m) => Ok(vec![m]),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::Object(m) => Ok(m),
+                Value::Array(_) => Err(YamlError::at(
+                    line,
+                    "invalid map merge: received a nested sequence",
+                )),
+                _ => Err(YamlError::at(
+                    line,
+                    "map merge requires map or sequence of maps as the value",
+                )),
+            })
+            .collect(),
+        _ => Err(YamlError::at(
+            line,
+            "map merge requires map or sequence of maps as the value",
+        )),
+    }
+}
+
+/// Keys of the document's top mapping: kyaml decodes it into
+/// `map[string]interface{}`, which takes every scalar key's text as is
+/// (`1: a` gives "1", `0x1F: b` gives "0x1F").
+fn root_key(s: Scalar) -> Result<String, YamlError> {
+    match type_scalar(&s)? {
+        Typed::Binary(text) => Ok(text),
+        Typed::Resolved(Resolved::Null) => Err(YamlError::at(
+            s.line,
+            format!("mapping key {} is null", go_quote(&s.text)),
+        )),
+        Typed::Resolved(_) => Ok(s.text),
+    }
+}
+
+/// Keys of nested mappings: go-yaml builds a `map[string]interface{}` only
+/// when every key is a string; otherwise the map cannot be encoded as JSON
+/// and kustomize fails.
+fn nested_key(s: Scalar) -> Result<String, YamlError> {
+    match type_scalar(&s)? {
+        Typed::Resolved(Resolved::Str) if matches!(s.tag.as_deref(), None | Some("!!str")) => {
+            Ok(s.text)
+        }
+        _ => Err(YamlError::at(
+            s.line,
+            format!(
+                "mapping key {} is not a string; kustomize cannot encode it as JSON \
+                 (json: unsupported type: map[interface {{}}]interface {{}})",
+                go_quote(&s.text)
+            ),
+        )),
+    }
+}
+
+/// Go's `%q`-like quoting for messages.
+fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Standard base64 with padding; CR and LF are skipped (Go's
+/// `base64.StdEncoding.DecodeString`).
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    fn sextet(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let clean: Vec<u8> = text.bytes().filter(|&c| c != b'\r' && c != b'\n').collect();
+    if !clean.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(clean.len() / 4 * 3);
+    let quads = clean.len() / 4;
+    for (qi, quad) in clean.chunks(4).enumerate() {
+        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || (pad > 0 && qi + 1 != quads) {
+            return None;
+        }
+        let mut acc = 0u32;
+        for &c in &quad[..4 - pad] {
+            acc = (acc << 6) | sextet(c)?;
+        }
+        acc <<= 6 * pad as u32;
+        let bytes = [(acc >> 16) as u8, (acc >> 8) as u8, acc as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    Some(out)
+}
+
+/// Bytes as Go's JSON encoder would print them as a string: each byte that
+/// is not part of valid UTF-8 becomes U+FFFD.
+fn go_string_from_bytes(mut b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    loop {
+        match std::str::from_utf8(b) {
+            Ok(s) => {
+                out.push_str(s);
+                return out;
+            }
+            Err(e) => {
+                let good = e.valid_up_to();
+                // valid_up_to bytes are valid UTF-8 by definition.
+                out.push_str(std::str::from_utf8(&b[..good]).unwrap_or_default());
+                out.push('\u{FFFD}');
+                b = &b[good + 1..];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn one(text: &str) -> Value {
+        let docs = parse_stream(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(docs.len(), 1, "{text}");
+        docs.into_iter().next().unwrap_or(Value::Null)
+    }
+
+    fn err(text: &str) -> YamlError {
+        match parse_stream_with_lines(text) {
+            Ok(v) => panic!("expected an error for {text:?}, got {v:?}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn scalars_resolve_like_go_yaml_v3() {
+        let v = one(concat!(
+            "a: 010\nb: 0x1F\nc: 1_000\nd: 1.50\ne: 1e3\nf: ~\ng: yes\nh: on\n",
+            "i: \"123\"\nj: '010'\nk: true\nl: False\nm: 0o17\nn: +5\no:\np: .5\n",
+            "q: 2001-12-14\nr: 18446744073709551615\ns: 123456789012345678901234567890\n",
+        ));
+        assert_eq!(v["a"], json!(8));
+        assert_eq!(v["b"], json!(31));
+        assert_eq!(v["c"], json!(1000));
+        assert_eq!(v["d"], json!(1.5));
+        assert_eq!(v["e"], json!(1000.0));
+        assert_eq!(v["f"], Value::Null);
+        assert_eq!(v["g"], json!("yes"));
+        assert_eq!(v["h"], json!("on"));
+        assert_eq!(v["i"], json!("123"));
+        assert_eq!(v["j"], json!("010"));
+        assert_eq!(v["k"], json!(true));
+        assert_eq!(v["l"], json!(false));
+        assert_eq!(v["m"], json!(15));
+        assert_eq!(v["n"], json!(5));
+        assert_eq!(v["o"], Value::Null);
+        assert_eq!(v["p"], json!(0.5));
+        assert_eq!(v["q"], json!("2001-12-14T00:00:00Z"));
+        assert_eq!(v["r"], json!(u64::MAX));
+        assert_eq!(v["s"], json!(1.2345678901234568e29));
+    }
+
+    #[test]
+    fn tags() {
+        let v = one(concat!(
+            "a: !!str 123\nb: !!int \"5\"\nc: !!float 5\nd: !!bool true\n",
+            "e: !!null ''\nf: !!binary aGVsbG8=\ng: !foo 123\nh: ! 123\ni: !!str\n",
+            "j: !foo\nk: !<tag:yaml.org,2002:str> 7\nl: !!timestamp 2001-12-14\n",
+        ));
+        assert_eq!(v["a"], json!("123"));
+        assert_eq!(v["b"], json!(5));
+        assert_eq!(v["c"], json!(5.0));
+        assert_eq!(v["d"], json!(true));
+        assert_eq!(v["e"], Value::Null);
+        assert_eq!(v["f"], json!("hello"));
+        assert_eq!(v["g"], json!("123"));
+        assert_eq!(v["h"], json!(123));
+        assert_eq!(v["i"], json!(""));
+        assert_eq!(v["j"], json!(""));
+        assert_eq!(v["k"], json!("7"));
+        assert_eq!(v["l"], json!("2001-12-14T00:00:00Z"));
+    }
+
+    #[test]
+    fn tag_mismatches_are_errors() {
+        let e = err("a: 1\nb: !!bool yes\n");
+        assert_eq!(e.line, Some(2));
+        assert_eq!(e.message, "cannot decode !!str `yes` as a !!bool");
+        assert!(err("a: !!float 18446744073709551615\n")
+            .message
+            .contains("as a !!float"));
+        assert!(err("a: !!binary 'aGVsbG8'\n").message.contains("base64"));
+    }
+
+    #[test]
+    fn special_floats_are_errors_naming_the_line() {
+        let e = err("a: 1\nb:\n  c: .inf\n");
+        assert_eq!(e.line, Some(3));
+        assert!(e.message.contains("+Inf"), "{}", e.message);
+        assert!(err("- .nan\n").message.contains("NaN"));
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors() {
+        let e = err("a: 1\nb: 2\n\"a\": 3\n");
+        assert_eq!(e.line, Some(3));
+        assert_eq!(e.message, "mapping key \"a\" already defined at line 1");
+    }
+
+    #[test]
+    fn anchors_aliases_and_merges() {
+        let v = one(concat!(
+            "base: &b\n  k1: v1\n  k2: v2\nbase2: &c\n  k2: w2\n  k3: w3\n",
+            "data:\n  <<: [*b, *c]\n  k1: own\n",
+            "data2:\n  <<: *c\n  \"<<\": q\n",
+            "list: &l [1, 2]\nl2: *l\ns: &s hello\nt: *s\n",
+        ));
+        assert_eq!(v["data"], json!({"k1": "own", "k2": "v2", "k3": "w3"}));
+        assert_eq!(v["data2"], json!({"<<": "q", "k2": "w2", "k3": "w3"}));
+        assert_eq!(v["l2"], json!([1, 2]));
+        assert_eq!(v["t"], json!("hello"));
+        // A lone quoted "<<" key is dropped, as kyaml's merge pass does.
+        assert_eq!(one("a:\n  \"<<\": q\n  b: 1\n"), json!({"a": {"b": 1}}));
+        assert!(err("a: &a 1\nb:\n  <<: *a\n").message.contains("non-map"));
+        assert!(err("b:\n  <<: [[{}]]\n")
+            .message
+            .contains("nested sequence"));
+        assert!(err("b:\n  <<: 3\n").message.contains("map merge requires"));
+        assert!(err("a: &a\n  b: *a\n").message.contains("anchor"));
+    }
+
+    #[test]
+    fn keys() {
+        // Top-level keys keep their text.
+        let v = one("1: a\n0x1F: b\ntrue: c\n1.50: d\n2001-12-14: e\n");
+        assert_eq!(
+            v,
+            json!({"1": "a", "0x1F": "b", "true": "c", "1.50": "d", "2001-12-14": "e"})
+        );
+        // Nested keys must be strings.
+        let e = err("data:\n  x: 1\n  1: a\n");
+        assert_eq!(e.line, Some(3));
+        assert!(e.message.contains("not a string"));
+        assert!(err("data: {true: b}\n").message.contains("not a string"));
+        assert_eq!(
+            one("data: {\"1\": a, !!str 2: b, yes: c}\n"),
+            json!({"data": {"1": "a", "2": "b", "yes": "c"}})
+        );
+    }
+
+    #[test]
+    fn stream_splitting() {
+        let docs = parse_stream_with_lines("a: 1\n---\nb: 2\n--- # c\n\n---\n~\n---\nc: |\n  x\n")
+            .unwrap_or_default();
+        assert_eq!(
+            docs,
+            vec![
+                (json!({"a": 1}), 1),
+                (json!({"b": 2}), 3),
+                (json!({"c": "x\n"}), 9)
+            ]
+        );
+        assert_eq!(one("---\na: 1\n"), json!({"a": 1}));
+        assert_eq!(parse_stream("").unwrap_or_default(), Vec::<Value>::new());
+        assert_eq!(
+            parse_stream("# only a comment\n").unwrap_or_default(),
+            Vec::<Value>::new()
+        );
+        let e = err("a: 1\n--- b: 2\n");
+        assert_eq!(e.line, Some(2));
+        assert_eq!(e.message, "invalid document separator: --- b: 2");
+        // The last piece keeps its missing final newline.
+        assert_eq!(one("a: |\n  x"), json!({"a": "x"}));
+        assert_eq!(one("a: |+\n  x\n\n  y"), json!({"a": "x\n\ny"}));
+        assert_eq!(one("a: >\n  x\n  y"), json!({"a": "x y"}));
+        assert_eq!(one("a: |\n  x\n"), json!({"a": "x\n"}));
+        assert_eq!(one("a: |\n  x\nb: c"), json!({"a": "x\n", "b": "c"}));
+        // CRLF is normalised everywhere.
+        assert_eq!(one("a: |\r\n  x\r\n"), json!({"a": "x\n"}));
+        // Only the first document of a piece counts.
+        assert_eq!(one("a: 1\n...\nb: 2\n"), json!({"a": 1}));
+    }
+
+    #[test]
+    fn top_level_shapes_and_directives() {
+        assert_eq!(one("- 1\n- a\n"), json!([1, "a"]));
+        assert_eq!(one("hello\n"), json!("hello"));
+        // kyaml cuts the stream before the `---` that ends a directive
+        // block, leaving a directive without a document: an error there too.
+        assert!(parse_stream("%YAML 1.1\n---\na: 1\n").is_err());
+        assert_eq!(one("--- !!map\na: !e 1\n"), json!({"a": "1"}));
+    }
+
+    #[test]
+    fn syntax_errors_carry_the_line() {
+        let e = err("a: 1\nb: 2\n---\nc: [1, 2\nd: 3\n");
+        assert!(e.line.is_some_and(|l| l >= 4), "{e:?}");
+    }
+
+    #[test]
+    fn base64_and_go_strings() {
+        assert_eq!(decode_base64("aGVsbG8="), Some(b"hello".to_vec()));
+        assert_eq!(decode_base64("aGVs\nbG8="), Some(b"hello".to_vec()));
+        assert_eq!(decode_base64("aGVsbG8"), None);
+        assert_eq!(decode_base64("aG=sbG8="), None);
+        assert_eq!(go_string_from_bytes(b"a\xffb\xc3"), "a\u{FFFD}b\u{FFFD}");
+    }
 }

@@ -1,21 +1,1108 @@
-//! YAML writer reproducing kustomize's canonical output. (Being written.)
+//! YAML writer reproducing kustomize's canonical output.
+//!
+//! kustomize prints every resource with `sigs.k8s.io/yaml.JSONToYAML`: the
+//! JSON text is read back by go-yaml v2 (JSON integers become ints, other
+//! numbers floats) and marshalled by go-yaml v2's emitter with its defaults
+//! (block style, indent 2, width 80, unicode allowed). The emitter is a
+//! small state machine whose observable behaviour depends on a few pieces of
+//! state (current column, indent, whether the last thing written was
+//! whitespace or indentation); this writer keeps the same state while
+//! walking the value recursively, so line breaks, folding and indentation
+//! come out byte for byte the same.
 
-use serde_json::Value;
+use std::borrow::Cow;
+
+use serde_json::{Map, Number, Value};
+
+use crate::Error;
+
+use super::resolve::{is_base60_float, resolve_plain, Resolved, Rules};
+
+/// go-yaml's preferred line width: plain and quoted scalars fold at spaces
+/// once a line is longer than this.
+const WIDTH: usize = 80;
+/// go-yaml's indentation step.
+const INDENT: usize = 2;
+/// Keys longer than this (in bytes) are written in the explicit `? key` form.
+const MAX_SIMPLE_KEY: usize = 128;
 
 /// One document in kustomize's canonical form, ending in a newline.
+///
+/// Text kustomize could not print (see [`try_to_yaml`]) is written as best
+/// it can be; use [`try_to_yaml`] to get kustomize's error instead.
 pub fn to_yaml(value: &Value) -> String {
-    let _ = value;
-    unimplemented!("yaml writer")
+    let mut out = String::with_capacity(1024);
+    emit_document(&mut out, value);
+    out
+}
+
+/// Append one document in kustomize's canonical form to `out`.
+pub fn write_yaml(out: &mut String, value: &Value) {
+    emit_document(out, value);
+}
+
+/// Like [`to_yaml`], but fails where kustomize fails: its JSON-to-YAML
+/// step re-reads the JSON text as YAML, which rejects strings holding
+/// DEL, C1 control characters or U+FFFE/U+FFFF ("control characters are not
+/// allowed"), and keys that contain U+0085 or whose JSON form is longer
+/// than 1022 characters (a YAML simple key is limited to 1024).
+pub fn try_to_yaml(value: &Value) -> Result<String, Error> {
+    let mut out = String::with_capacity(1024);
+    match emit_document(&mut out, value) {
+        None => Ok(out),
+        Some(problem) => Err(Error::new(problem)),
+    }
 }
 
 /// Documents joined the way `kustomize build` prints them (`---` between).
 pub fn to_yaml_stream(docs: &[Value]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(docs.len() * 1024);
     for (i, d) in docs.iter().enumerate() {
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&to_yaml(d));
+        emit_document(&mut out, d);
     }
     out
+}
+
+/// Like [`to_yaml_stream`], failing where kustomize fails (see
+/// [`try_to_yaml`]).
+pub fn try_to_yaml_stream(docs: &[Value]) -> Result<String, Error> {
+    let mut out = String::with_capacity(docs.len() * 1024);
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        if let Some(problem) = emit_document(&mut out, d) {
+            return Err(Error::new(problem).context(format!("document {}", i + 1)));
+        }
+    }
+    Ok(out)
+}
+
+/// Write one document; returns the first thing kustomize would have
+/// failed on, if any.
+fn emit_document(out: &mut String, value: &Value) -> Option<&'static str> {
+    let mut e = Emitter {
+        out,
+        column: 0,
+        indent: None,
+        whitespace: true,
+        indention: true,
+        problem: None,
+    };
+    e.node(value, Ctx::Root);
+    // Document end: finish the last line.
+    e.write_indent();
+    e.problem
+}
+
+const CONTROL_CHARACTERS: &str = "yaml: control characters are not allowed";
+const BAD_KEY: &str = "yaml: did not find expected ',' or '}'";
+
+/// The longest key (in characters of its JSON form, quotes excluded) that
+/// go-yaml v2 still reads as a simple key.
+const MAX_JSON_KEY: usize = 1022;
+
+/// What a string becomes after kustomize's JSON → YAML re-read. JSON
+/// escapes every line break except U+0085 (NEL), which the YAML reader then
+/// treats as a line break inside a double-quoted scalar and folds: a run of
+/// spaces and NELs becomes one space, or n-1 newlines for n NELs.
+fn reread<'s>(s: &'s str, problem: &mut Option<&'static str>, is_key: bool) -> Cow<'s, str> {
+    // Everything of interest is outside ASCII, except DEL.
+    if s.bytes().all(|b| b < 0x7F) {
+        if is_key && s.len() > MAX_JSON_KEY / 6 && json_len(s) > MAX_JSON_KEY {
+            problem.get_or_insert(BAD_KEY);
+        }
+        return Cow::Borrowed(s);
+    }
+    let mut nel = false;
+    for c in s.chars() {
+        match c {
+            '\u{7F}'..='\u{84}' | '\u{86}'..='\u{9F}' | '\u{FFFE}' | '\u{FFFF}' => {
+                problem.get_or_insert(CONTROL_CHARACTERS);
+            }
+            '\u{85}' => nel = true,
+            _ => {}
+        }
+    }
+    if is_key && (nel || json_len(s) > MAX_JSON_KEY) {
+        problem.get_or_insert(BAD_KEY);
+    }
+    if !nel {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != ' ' && c != '\u{85}' {
+            out.push(c);
+            continue;
+        }
+        let mut spaces = usize::from(c == ' ');
+        let mut breaks = usize::from(c == '\u{85}');
+        while let Some(&n) = chars.peek() {
+            match n {
+                ' ' if breaks == 0 => spaces += 1,
+                ' ' => {}
+                '\u{85}' => breaks += 1,
+                _ => break,
+            }
+            chars.next();
+        }
+        match breaks {
+            0 => out.extend(std::iter::repeat_n(' ', spaces)),
+            1 => out.push(' '),
+            n => out.extend(std::iter::repeat_n('\n', n - 1)),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Characters in Go's `encoding/json` form of a string, quotes excluded.
+fn json_len(s: &str) -> usize {
+    s.chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\x08' | '\x0c' => 2,
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => 6,
+            c if c < ' ' => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
+/// Where a node sits; it decides sequence indentation and key handling.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    Root,
+    /// An item of a block sequence.
+    Item,
+    /// A mapping value, or a key written in the explicit `? key` form.
+    Value,
+    /// A key written in the implicit `key: value` form.
+    SimpleKey,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Style {
+    Plain,
+    Single,
+    Double,
+    Literal,
+}
+
+struct Emitter<'o> {
+    out: &'o mut String,
+    /// Characters (not bytes) written on the current line.
+    column: usize,
+    /// Indentation of the innermost open node; None before the root.
+    indent: Option<usize>,
+    /// The last thing written was whitespace (so an indicator needs no
+    /// separating space).
+    whitespace: bool,
+    /// Only indentation (and `-`/`?`/`:` indicators) on this line so far.
+    indention: bool,
+    /// The first reason kustomize would have failed to print this document.
+    problem: Option<&'static str>,
+}
+
+impl Emitter<'_> {
+    fn node(&mut self, v: &Value, ctx: Ctx) {
+        match v {
+            Value::Object(m) if m.is_empty() => self.empty_flow("{}"),
+            Value::Object(m) => self.mapping(m),
+            Value::Array(a) if a.is_empty() => self.empty_flow("[]"),
+            Value::Array(a) => self.sequence(a, ctx),
+            Value::String(s) => {
+                let s = reread(s, &mut self.problem, false);
+                self.scalar(&s, requested_style(&s), ctx)
+            }
+            Value::Number(n) => self.scalar(&format_number(n), Style::Plain, ctx),
+            Value::Bool(true) => self.scalar("true", Style::Plain, ctx),
+            Value::Bool(false) => self.scalar("false", Style::Plain, ctx),
+            Value::Null => self.scalar("null", Style::Plain, ctx),
+        }
+    }
+
+    fn empty_flow(&mut self, text: &str) {
+        self.indicator(&text[..1], true, true, false);
+        self.indicator(&text[1..], false, false, false);
+    }
+
+    fn mapping(&mut self, m: &Map<String, Value>) {
+        let saved = self.indent;
+        self.indent = Some(self.indent.map_or(0, |i| i + INDENT));
+        let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+        sort_keys(&mut entries);
+        for (k, v) in entries {
+            let k = reread(k, &mut self.problem, true);
+            let k = k.as_ref();
+            self.write_indent();
+            let analysis = analyze(k);
+            if !analysis.multiline && k.len() <= MAX_SIMPLE_KEY {
+                self.scalar_analyzed(k, requested_style(k), Ctx::SimpleKey, &analysis);
+                self.indicator(":", false, false, false);
+            } else {
+                self.indicator("?", true, false, true);
+                self.scalar_analyzed(k, requested_style(k), Ctx::Value, &analysis);
+                self.write_indent();
+                self.indicator(":", true, false, true);
+            }
+            self.node(v, Ctx::Value);
+        }
+        self.indent = saved;
+    }
+
+    fn sequence(&mut self, a: &[Value], ctx: Ctx) {
+        let saved = self.indent;
+        // A sequence right after `key:` is not indented relative to the key.
+        let indentless = ctx == Ctx::Value && !self.indention;
+        self.indent = Some(match self.indent {
+            None => 0,
+            Some(i) if indentless => i,
+            Some(i) => i + INDENT,
+        });
+        for item in a {
+            self.write_indent();
+            self.indicator("-", true, false, true);
+            self.node(item, Ctx::Item);
+        }
+        self.indent = saved;
+    }
+
+    fn scalar(&mut self, text: &str, requested: Style, ctx: Ctx) {
+        let analysis = analyze(text);
+        self.scalar_analyzed(text, requested, ctx, &analysis);
+    }
+
+    fn scalar_analyzed(&mut self, text: &str, requested: Style, ctx: Ctx, a: &Analysis) {
+        let simple_key = ctx == Ctx::SimpleKey;
+        let style = select_style(text, requested, simple_key, a);
+        let saved = self.indent;
+        // Scalars are indented one step in from their parent (two at the root).
+        self.indent = Some(self.indent.map_or(INDENT, |i| i + INDENT));
+        match style {
+            Style::Plain => self.plain(text, !simple_key),
+            Style::Single => self.single_quoted(text, !simple_key),
+            Style::Double => self.double_quoted(text, !simple_key),
+            Style::Literal => self.literal(text),
+        }
+        self.indent = saved;
+    }
+
+    // --- low-level output -------------------------------------------------
+
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.column += 1;
+    }
+
+    fn newline(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
+    }
+
+    /// A line break character from a scalar's text: `\n` is a line break;
+    /// the others (CR, NEL, LS, PS) are copied but also end the line.
+    fn text_break(&mut self, c: char) {
+        if c == '\n' {
+            self.newline();
+        } else {
+            self.out.push(c);
+            self.column = 0;
+        }
+    }
+
+    /// Move to the current indentation, starting a new line unless the
+    /// cursor is already exactly there on a line holding only indentation.
+    fn write_indent(&mut self) {
+        let indent = self.indent.unwrap_or(0);
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.newline();
+        }
+        while self.column < indent {
+            self.put(' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn indicator(&mut self, text: &str, need_space: bool, is_whitespace: bool, is_indention: bool) {
+        if need_space && !self.whitespace {
+            self.put(' ');
+        }
+        for c in text.chars() {
+            self.put(c);
+        }
+        self.whitespace = is_whitespace;
+        self.indention = self.indention && is_indention;
+    }
+
+    // --- scalar styles ----------------------------------------------------
+
+    fn plain(&mut self, text: &str, allow_breaks: bool) {
+        if !self.whitespace {
+            self.put(' ');
+        }
+        let mut spaces = false;
+        let mut breaks = false;
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == ' ' {
+                let next_is_space = chars.peek() == Some(&' ');
+                if allow_breaks && !spaces && self.column > WIDTH && !next_is_space {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else if is_break(c) {
+                if !breaks && c == '\n' {
+                    self.newline();
+                }
+                self.text_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put(c);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn single_quoted(&mut self, text: &str, allow_breaks: bool) {
+        self.indicator("'", true, false, false);
+        let mut spaces = false;
+        let mut breaks = false;
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if c == ' ' {
+                let next = chars.peek().map(|&(_, n)| n);
+                // Never fold at the first or last character.
+                if allow_breaks
+                    && !spaces
+                    && self.column > WIDTH
+                    && i > 0
+                    && next.is_some()
+                    && next != Some(' ')
+                {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else if is_break(c) {
+                if !breaks && c == '\n' {
+                    self.newline();
+                }
+                self.text_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if c == '\'' {
+                    self.put('\'');
+                }
+                self.put(c);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.indicator("'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn double_quoted(&mut self, text: &str, allow_breaks: bool) {
+        self.indicator("\"", true, false, false);
+        // go-yaml's BOM test looks at the start of the text for every
+        // character, so a text starting with U+FEFF is escaped throughout.
+        let bom = text.starts_with('\u{FEFF}');
+        let mut spaces = false;
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if bom || !is_printable(c) || is_break(c) || c == '"' || c == '\\' {
+                self.escape(c);
+                spaces = false;
+            } else if c == ' ' {
+                let next = chars.peek().map(|&(_, n)| n);
+                if allow_breaks && !spaces && self.column > WIDTH && i > 0 && next.is_some() {
+                    self.write_indent();
+                    // A space starting the continuation line would be eaten
+                    // by line folding; escape it.
+                    if next == Some(' ') {
+                        self.put('\\');
+                    }
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.indicator("\"", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn escape(&mut self, c: char) {
+        self.put('\\');
+        let short = match c {
+            '\0' => Some('0'),
+            '\x07' => Some('a'),
+            '\x08' => Some('b'),
+            '\t' => Some('t'),
+            '\n' => Some('n'),
+            '\x0b' => Some('v'),
+            '\x0c' => Some('f'),
+            '\r' => Some('r'),
+            '\x1b' => Some('e'),
+            '"' => Some('"'),
+            '\\' => Some('\\'),
+            '\u{85}' => Some('N'),
+            '\u{A0}' => Some('_'),
+            '\u{2028}' => Some('L'),
+            '\u{2029}' => Some('P'),
+            _ => None,
+        };
+        if let Some(s) = short {
+            self.put(s);
+            return;
+        }
+        let v = c as u32;
+        let (letter, digits) = if v <= 0xFF {
+            ('x', 2)
+        } else if v <= 0xFFFF {
+            ('u', 4)
+        } else {
+            ('U', 8)
+        };
+        self.put(letter);
+        for k in (0..digits).rev() {
+            let d = (v >> (4 * k)) & 0xF;
+            self.put(char::from_digit(d, 16).map_or('0', |c| c.to_ascii_uppercase()));
+        }
+    }
+
+    fn literal(&mut self, text: &str) {
+        self.indicator("|", true, false, false);
+        // Indentation indicator when the first line starts with a space (or
+        // is empty): the reader could not guess the indentation otherwise.
+        if text.starts_with(|c: char| c == ' ' || is_break(c)) {
+            self.indicator(
+                &char::from_digit(INDENT as u32, 10).map_or(String::new(), String::from),
+                false,
+                false,
+                false,
+            );
+        }
+        // Chomping: strip without a final break, keep with two or more.
+        let mut rev = text.chars().rev();
+        let chomp = match (rev.next(), rev.next()) {
+            (Some(last), _) if !is_break(last) => Some("-"),
+            (Some(_), None) => Some("+"),
+            (Some(_), Some(prev)) if is_break(prev) => Some("+"),
+            (None, _) => Some("-"),
+            _ => None,
+        };
+        if let Some(ch) = chomp {
+            self.indicator(ch, false, false, false);
+        }
+        self.newline();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        for c in text.chars() {
+            if is_break(c) {
+                self.text_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put(c);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+}
+
+/// The style go-yaml v2's encoder asks for: literal for text with a
+/// newline, plain when the text would read back as the same string,
+/// double-quoted otherwise. The emitter may still override it.
+fn requested_style(s: &str) -> Style {
+    if s.contains('\n') {
+        Style::Literal
+    } else if matches!(resolve_plain(s, Rules::V2, true), Resolved::Str) && !is_base60_float(s) {
+        Style::Plain
+    } else {
+        Style::Double
+    }
+}
+
+/// What the emitter's scalar analysis allows for a text.
+#[derive(Debug, Clone, Copy)]
+struct Analysis {
+    multiline: bool,
+    block_plain: bool,
+    single_quoted: bool,
+    block: bool,
+}
+
+fn analyze(text: &str) -> Analysis {
+    if text.is_empty() {
+        return Analysis {
+            multiline: false,
+            block_plain: true,
+            single_quoted: true,
+            block: false,
+        };
+    }
+    // Indicators: things that would make a plain scalar mean something else.
+    let mut indicators = text.starts_with("---") || text.starts_with("...");
+    let mut line_breaks = false;
+    let mut special = false;
+    let (mut leading_space, mut leading_break) = (false, false);
+    let (mut trailing_space, mut trailing_break) = (false, false);
+    let (mut break_space, mut space_break) = (false, false);
+    let (mut previous_space, mut previous_break) = (false, false);
+    let mut preceded_by_whitespace = true;
+    let mut chars = text.chars().peekable();
+    let mut first = true;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let last = next.is_none();
+        let followed_by_whitespace = next.is_none_or(|n| n == ' ' || n == '\t');
+        if first {
+            match c {
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
+                | '%' | '@' | '`' => indicators = true,
+                '?' | ':' | '-' if followed_by_whitespace => indicators = true,
+                _ => {}
+            }
+        } else {
+            match c {
+                ':' if followed_by_whitespace => indicators = true,
+                '#' if preceded_by_whitespace => indicators = true,
+                _ => {}
+            }
+        }
+        if !is_printable(c) {
+            special = true;
+        }
+        if c == ' ' {
+            leading_space |= first;
+            trailing_space |= last;
+            break_space |= previous_break;
+            previous_space = true;
+            previous_break = false;
+        } else if is_break(c) {
+            line_breaks = true;
+            leading_break |= first;
+            trailing_break |= last;
+            space_break |= previous_space;
+            previous_space = false;
+            previous_break = true;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        preceded_by_whitespace = c == ' ' || c == '\t' || c == '\0' || is_break(c);
+        first = false;
+    }
+    let mut a = Analysis {
+        multiline: line_breaks,
+        block_plain: true,
+        single_quoted: true,
+        block: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        a.block_plain = false;
+    }
+    if trailing_space {
+        a.block = false;
+    }
+    if break_space {
+        a.block_plain = false;
+        a.single_quoted = false;
+    }
+    if space_break || special {
+        a.block_plain = false;
+        a.single_quoted = false;
+        a.block = false;
+    }
+    if line_breaks || indicators {
+        a.block_plain = false;
+    }
+    a
+}
+
+fn select_style(text: &str, requested: Style, simple_key: bool, a: &Analysis) -> Style {
+    let mut style = requested;
+    if simple_key && a.multiline {
+        style = Style::Double;
+    }
+    if style == Style::Plain && (!a.block_plain || (text.is_empty() && simple_key)) {
+        style = Style::Single;
+    }
+    if style == Style::Single && !a.single_quoted {
+        style = Style::Double;
+    }
+    if style == Style::Literal && (!a.block || simple_key) {
+        style = Style::Double;
+    }
+    style
+}
+
+/// go-yaml's printable set: it works on UTF-8 bytes and leaves out, among
+/// others, tab, DEL, the C1 controls, U+FEFF and everything beyond the
+/// Basic Multilingual Plane.
+fn is_printable(c: char) -> bool {
+    matches!(c, '\n' | ' '..='~' | '\u{A0}'..='\u{D7FF}')
+        || (('\u{E000}'..='\u{FFFD}').contains(&c) && c != '\u{FEFF}')
+}
+
+fn is_break(c: char) -> bool {
+    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+// --- numbers ---------------------------------------------------------------
+
+/// A JSON number as it comes out of JSON → go-yaml v2 → YAML: integers as
+/// they are; a float is first printed the way Go's `encoding/json` does, and
+/// if that text is an integer go-yaml reads it back as one, otherwise the
+/// float is printed with Go's `%g`-style shortest formatting.
+fn format_number(n: &Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    let abs = f.abs();
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        // encoding/json uses plain decimal notation here; Rust's Display
+        // gives the same shortest digits in the same notation.
+        let text = format!("{f}");
+        if !text.contains('.') {
+            if let Ok(i) = text.parse::<i64>() {
+                return i.to_string();
+            }
+            if let Ok(u) = text.parse::<u64>() {
+                return u.to_string();
+            }
+        }
+    }
+    go_format_g(f)
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`: shortest digits, exponent
+/// form when the decimal exponent is below -4 or at least 6 (`1e+06`,
+/// `1.5e-07`), decimal form otherwise.
+fn go_format_g(f: f64) -> String {
+    // Rust's `{:e}` gives the same shortest digits: "-1.2345e6".
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (neg, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if !(-4..6).contains(&exp) {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        out.push_str(&format!("{:02}", exp.unsigned_abs()));
+    } else {
+        // Decimal point after `dp` digits.
+        let dp = exp + 1;
+        let nd = digits.len() as i32;
+        if dp <= 0 {
+            out.push_str("0.");
+            for _ in 0..-dp {
+                out.push('0');
+            }
+            out.push_str(&digits);
+        } else if dp >= nd {
+            out.push_str(&digits);
+            for _ in 0..dp - nd {
+                out.push('0');
+            }
+        } else {
+            out.push_str(&digits[..dp as usize]);
+            out.push('.');
+            out.push_str(&digits[dp as usize..]);
+        }
+    }
+    out
+}
+
+// --- key order -------------------------------------------------------------
+
+/// Sort keys in go-yaml v2's order. For up to 12 keys Go's sort is an
+/// insertion sort, which is reproduced exactly; larger maps use a merge
+/// sort (the order is the same for any consistent comparison).
+fn sort_keys(entries: &mut [(&String, &Value)]) {
+    if entries.len() <= 12 {
+        for i in 1..entries.len() {
+            let mut j = i;
+            while j > 0 && key_less(entries[j].0, entries[j - 1].0) {
+                entries.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        return;
+    }
+    let mid = entries.len() / 2;
+    sort_keys(&mut entries[..mid]);
+    sort_keys(&mut entries[mid..]);
+    let mut merged = Vec::with_capacity(entries.len());
+    let (mut i, mut j) = (0, mid);
+    while i < mid && j < entries.len() {
+        if key_less(entries[j].0, entries[i].0) {
+            merged.push(entries[j]);
+            j += 1;
+        } else {
+            merged.push(entries[i]);
+            i += 1;
+        }
+    }
+    merged.extend_from_slice(&entries[i..mid]);
+    merged.extend_from_slice(&entries[j..]);
+    entries.copy_from_slice(&merged);
+}
+
+/// go-yaml v2's key comparison: character by character; letters sort after
+/// non-letters; runs of digits compare by numeric value (then by length).
+fn key_less(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        return key_less_chars(a.as_bytes(), b.as_bytes(), |&c| char::from(c));
+    }
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    key_less_chars(&ar, &br, |&c| c)
+}
+
+fn key_less_chars<T: PartialEq + Copy>(ar: &[T], br: &[T], ch: impl Fn(&T) -> char) -> bool {
+    for i in 0..ar.len().min(br.len()) {
+        if ar[i] == br[i] {
+            continue;
+        }
+        let (ac, bc) = (ch(&ar[i]), ch(&br[i]));
+        let (al, bl) = (is_letter(ac), is_letter(bc));
+        if al && bl {
+            return ac < bc;
+        }
+        if al || bl {
+            return bl;
+        }
+        // Both non-letters: compare the digit runs starting here. A zero
+        // that continues a run of non-zero digits counts as part of that
+        // number (the run is then "non-zero" whatever follows).
+        let mut an: i64 = 0;
+        let mut bn: i64 = 0;
+        if ac == '0' || bc == '0' {
+            for j in (0..i).rev() {
+                let c = ch(&ar[j]);
+                if !is_digit(c) {
+                    break;
+                }
+                if c != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && is_digit(ch(&ar[ai])) {
+            an = an
+                .wrapping_mul(10)
+                .wrapping_add(ch(&ar[ai]) as i64 - '0' as i64);
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && is_digit(ch(&br[bi])) {
+            bn = bn
+                .wrapping_mul(10)
+                .wrapping_add(ch(&br[bi]) as i64 - '0' as i64);
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ac < bc;
+    }
+    ar.len() < br.len()
+}
+
+/// Go's `unicode.IsLetter` (exact for ASCII; Unicode's alphabetic property,
+/// minus numbers, elsewhere).
+fn is_letter(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphabetic()
+    } else {
+        c.is_alphabetic() && !c.is_numeric()
+    }
+}
+
+/// Go's `unicode.IsDigit` (exact for ASCII; Unicode numerics elsewhere).
+fn is_digit(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_digit()
+    } else {
+        c.is_numeric()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn y(v: Value) -> String {
+        to_yaml(&v)
+    }
+
+    #[test]
+    fn block_layout() {
+        let v = json!({
+            "b": [1, "x", {"k": "v", "a": [true, null]}, [], {}],
+            "a": {"n": {"m": "deep"}, "e": [], "f": {}},
+        });
+        assert_eq!(
+            y(v),
+            "a:\n  e: []\n  f: {}\n  \"n\":\n    m: deep\nb:\n- 1\n- x\n- a:\n  - true\n  - null\n  k: v\n- []\n- {}\n"
+        );
+        assert_eq!(y(json!([[1, 2], [3]])), "- - 1\n  - 2\n- - 3\n");
+        assert_eq!(y(json!({})), "{}\n");
+        assert_eq!(y(json!([])), "[]\n");
+        assert_eq!(y(json!("hello")), "hello\n");
+        assert_eq!(y(json!(null)), "null\n");
+    }
+
+    #[test]
+    fn key_order_is_go_yaml_natural_order() {
+        let mut keys = vec![
+            "a10", "a2", "B", "_x", "a", "1", "10", "9", "a01", "a1", "Z9", "-",
+        ];
+        let mut entries: Vec<(String, Value)> =
+            keys.iter().map(|k| (k.to_string(), Value::Null)).collect();
+        let mut refs: Vec<(&String, &Value)> = entries.iter().map(|(k, v)| (k, v)).collect();
+        sort_keys(&mut refs);
+        let got: Vec<&str> = refs.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            got,
+            vec!["-", "_x", "1", "9", "10", "B", "Z9", "a", "a1", "a01", "a2", "a10"]
+        );
+        // The same order through the merge sort path.
+        keys.extend(["c", "d", "e", "f"]);
+        entries = keys.iter().map(|k| (k.to_string(), Value::Null)).collect();
+        refs = entries.iter().map(|(k, v)| (k, v)).collect();
+        sort_keys(&mut refs);
+        let got: Vec<&str> = refs.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            got,
+            vec![
+                "-", "_x", "1", "9", "10", "B", "Z9", "a", "a1", "a01", "a2", "a10", "c", "d", "e",
+                "f"
+            ]
+        );
+    }
+
+    #[test]
+    fn strings_that_would_change_type_are_double_quoted() {
+        for s in [
+            "true",
+            "yes",
+            "on",
+            "y",
+            "N",
+            "off",
+            "123",
+            "1.5",
+            "null",
+            "~",
+            "",
+            "1:20",
+            "2001-12-14",
+            "0x1F",
+            "1_000",
+            ".5",
+            "-1",
+            "+5",
+            "1e3",
+            ".inf",
+            "0b101",
+            "0o17",
+        ] {
+            assert_eq!(y(json!({ "k": s })), format!("k: \"{s}\"\n"), "{s}");
+        }
+        for s in [
+            "hello",
+            "1.2.3",
+            "yess",
+            "0x",
+            "1e400",
+            "2001-02-29",
+            "<<",
+            "a:b",
+            "a#b",
+        ] {
+            assert_eq!(y(json!({ "k": s })), format!("k: {s}\n"), "{s}");
+        }
+    }
+
+    #[test]
+    fn indicators_force_single_quotes() {
+        for s in [
+            " lead", "trail ", "- x", "a: b", "a #b", "*x", "&x", "!x", "|x", ">x", "'x", "\"x",
+            "%x", "@x", "`x", "#x", "[x", "{x", ",x", "? x", ": x", "---", "...x", "-",
+        ] {
+            let want = format!("k: '{}'\n", s.replace('\'', "''"));
+            if s == "-" {
+                assert_eq!(y(json!({ "k": s })), "k: '-'\n");
+                continue;
+            }
+            assert_eq!(y(json!({ "k": s })), want, "{s:?}");
+        }
+        // Keys too.
+        assert_eq!(y(json!({"a: b": 1, "": 2})), "\"\": 2\n'a: b': 1\n");
+    }
+
+    #[test]
+    fn special_characters_force_double_quotes() {
+        assert_eq!(y(json!({"k": "a\tb"})), "k: \"a\\tb\"\n");
+        assert_eq!(y(json!({"k": "a\rb"})), "k: \"a\\rb\"\n");
+        assert_eq!(y(json!({"k": "\u{7f}"})), "k: \"\\x7F\"\n");
+        assert_eq!(y(json!({"k": "😀"})), "k: \"\\U0001F600\"\n");
+        assert_eq!(y(json!({"k": "é ü 日本"})), "k: é ü 日本\n");
+        assert_eq!(y(json!({"k": "\u{FEFF}ab"})), "k: \"\\uFEFF\\x61\\x62\"\n");
+        // NEL survives JSON unescaped and the YAML re-read folds it.
+        assert_eq!(y(json!({"k": "a\u{85}b"})), "k: a b\n");
+        assert_eq!(
+            y(json!({"k": "a \u{85} \u{85}\u{85}b"})),
+            "k: |-\n  a\n\n  b\n"
+        );
+        assert_eq!(
+            try_to_yaml(&json!({"k": "a\u{7f}"})).map_err(|e| e.message),
+            Err(CONTROL_CHARACTERS.to_string())
+        );
+        assert_eq!(
+            try_to_yaml(&json!({"a\u{85}": 1})).map_err(|e| e.message),
+            Err(BAD_KEY.to_string())
+        );
+        assert!(try_to_yaml(&json!({ "k".repeat(1022): 1 })).is_ok());
+        assert!(try_to_yaml(&json!({ "<".repeat(171): 1 })).is_err());
+    }
+
+    #[test]
+    fn literal_blocks() {
+        assert_eq!(y(json!({"k": "a\nb\n"})), "k: |\n  a\n  b\n");
+        assert_eq!(y(json!({"k": "a\nb"})), "k: |-\n  a\n  b\n");
+        assert_eq!(y(json!({"k": "a\n\n"})), "k: |+\n  a\n\n");
+        assert_eq!(y(json!({"k": "\n"})), "k: |2+\n\n");
+        assert_eq!(y(json!({"k": " a\nb\n"})), "k: |2\n   a\n  b\n");
+        assert_eq!(y(json!({"k": "\na"})), "k: |2-\n\n  a\n");
+        assert_eq!(y(json!(["a\n\nb\n"])), "- |\n  a\n\n  b\n");
+        assert_eq!(
+            y(json!({"m": {"k": "x\ny\n"}})),
+            "m:\n  k: |\n    x\n    y\n"
+        );
+        // Blocks cannot hold trailing spaces on a line, or tabs.
+        assert_eq!(y(json!({"k": "a \nb"})), "k: \"a \\nb\"\n");
+        assert_eq!(y(json!({"k": "a\tb\nc"})), "k: \"a\\tb\\nc\"\n");
+        assert_eq!(y(json!({"k": "a\nb "})), "k: \"a\\nb \"\n");
+        // Multi-line keys take the explicit `? key` form.
+        assert_eq!(y(json!({"a\nb": 1})), "? |-\n  a\n  b\n: 1\n");
+    }
+
+    #[test]
+    fn folding_at_80_columns() {
+        let words = "word ".repeat(30);
+        let text = words.trim_end();
+        let out = y(json!({ "key": text }));
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with("key: word"));
+        assert!(lines.len() > 1);
+        // Breaks happen at the first space after column 80.
+        assert_eq!(lines[0].len(), 84);
+        assert!(lines[1].starts_with("  word"));
+        // No spaces: no folding.
+        let long = "x".repeat(200);
+        assert_eq!(y(json!({ "key": long.clone() })), format!("key: {long}\n"));
+        // Keys never fold.
+        let k = "k ".repeat(50);
+        assert!(y(json!({ k.trim_end(): 1 })).lines().count() == 1);
+    }
+
+    #[test]
+    fn numbers() {
+        let f = |v: f64| format_number(&Number::from_f64(v).unwrap_or(0.into()));
+        assert_eq!(f(1.0), "1");
+        assert_eq!(f(1.5), "1.5");
+        assert_eq!(f(1e21), "1e+21");
+        assert_eq!(f(1e20), "1e+20");
+        assert_eq!(f(0.000001), "1e-06");
+        assert_eq!(f(1e-7), "1e-07");
+        assert_eq!(f(0.0001), "0.0001");
+        assert_eq!(f(0.00001), "1e-05");
+        assert_eq!(f(1234567.5), "1.2345675e+06");
+        assert_eq!(f(123456.5), "123456.5");
+        assert_eq!(f(-0.0), "0");
+        // encoding/json prints 2^63 as 9223372036854776000, which reads back
+        // as an unsigned integer.
+        assert_eq!(f(9223372036854775808.0), "9223372036854776000");
+        assert_eq!(f(1.2345678901234568e29), "1.2345678901234568e+29");
+        assert_eq!(f(-9.223372036854776e18), "-9.223372036854776e+18");
+        assert_eq!(
+            format_number(&Number::from(u64::MAX)),
+            "18446744073709551615"
+        );
+        assert_eq!(format_number(&Number::from(-5)), "-5");
+    }
+
+    #[test]
+    fn long_keys_use_explicit_form() {
+        let k = "k".repeat(129);
+        assert_eq!(y(json!({ k.clone(): [1] })), format!("? {k}\n: - 1\n"));
+        let k128 = "k".repeat(128);
+        assert_eq!(y(json!({ k128.clone(): 1 })), format!("{k128}: 1\n"));
+    }
+
+    #[test]
+    fn stream() {
+        assert_eq!(
+            to_yaml_stream(&[json!({"a": 1}), json!({"b": "x\n"})]),
+            "a: 1\n---\nb: |\n  x\n"
+        );
+    }
 }
