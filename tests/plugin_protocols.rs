@@ -130,7 +130,10 @@ data:
 EOF
   ;;
 transform)
-  awk 'BEGIN { skip = 1 }
+  input=$(cat)
+  # The generator is asked to transform too: not supported.
+  echo "$input" | sed '/^---$/q' | grep -q '^kind: Renamer$' || exit 127
+  echo "$input" | awk 'BEGIN { skip = 1 }
        /^---$/ { if (skip) { skip = 0; next } }
        !skip { print }' | sed 's/^  name: settings$/  name: settings-renamed/'
   printf -- '---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: added\n'
@@ -141,8 +144,12 @@ esac
     );
     env.write("app/cm.yaml", CONFIGMAP);
     env.write(
+        "app/pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: web\n    image: nginx\n    envFrom:\n    - configMapRef:\n        name: settings\n",
+    );
+    env.write(
         "app/kustomization.yaml",
-        "resources:\n- cm.yaml\ngenerators:\n- gen.yaml\ntransformers:\n- |-\n  apiVersion: shell.example.com/v1\n  kind: Renamer\n  metadata:\n    name: r\n",
+        "resources:\n- cm.yaml\n- pod.yaml\ngenerators:\n- gen.yaml\ntransformers:\n- |-\n  apiVersion: shell.example.com/v1\n  kind: Renamer\n  metadata:\n    name: r\n",
     );
     env.write(
         "app/gen.yaml",
@@ -151,7 +158,7 @@ esac
     let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
     assert_eq!(
         out,
-        "apiVersion: v1\ndata:\n  color: blue\nkind: ConfigMap\nmetadata:\n  name: settings-renamed\n---\napiVersion: v1\ndata:\n  cwd: PWD\nkind: ConfigMap\nmetadata:\n  name: generated\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: added\n"
+        "apiVersion: v1\ndata:\n  cwd: PWD\nkind: ConfigMap\nmetadata:\n  name: generated\n---\napiVersion: v1\ndata:\n  color: blue\nkind: ConfigMap\nmetadata:\n  name: settings-renamed\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: added\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - envFrom:\n    - configMapRef:\n        name: settings-renamed\n    image: nginx\n    name: web\n"
     );
     // Without the flag, the error names the flag and the plugin.
     let err = fails(&env.kustom(&["build", "app"]));
@@ -205,6 +212,24 @@ fn example_org_plugins_build_the_example_tree() {
     let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", tree.to_str().expect("utf-8")]));
     let want = std::fs::read_to_string(repo.join("examples/plugins/expected.yaml")).expect("expected");
     assert_eq!(out, want);
+    // The same plugins behind two-line legacy-plugin wrappers give kubectl
+    // kustomize's reference output (when kubectl is installed).
+    env.legacy(
+        "team.example.com/v1",
+        "CommonApp",
+        &format!("#!/bin/sh\n'{}' generate < \"$1\"\n", repo.join("plugins/examples/team.example.com").display()),
+    );
+    env.legacy(
+        "gitops.example.com/v1",
+        "Defaults",
+        &format!(
+            "#!/bin/sh\n{{ cat \"$1\"; echo ---; cat; }} | '{}' transform\n",
+            repo.join("plugins/examples/gitops.example.com").display()
+        ),
+    );
+    if let Some(reference) = env.kubectl(&["--enable-alpha-plugins", tree.to_str().expect("utf-8")]) {
+        assert_eq!(out, ok(&reference), "kustom and kubectl kustomize differ");
+    }
 }
 
 // ---------------------------------------------------------------- legacy
@@ -361,7 +386,7 @@ yaml.safe_dump(rl, sys.stdout)
     let out = ok(&o);
     assert_eq!(
         out,
-        "apiVersion: v1\ndata:\n  color: blue\nkind: ConfigMap\nmetadata:\n  labels:\n    mode: strict\n  name: settings\n---\napiVersion: v1\ndata:\n  made: by-function\nkind: ConfigMap\nmetadata:\n  labels:\n    mode: strict\n  name: from-krm\n"
+        "apiVersion: v1\ndata:\n  made: by-function\nkind: ConfigMap\nmetadata:\n  labels:\n    mode: strict\n  name: from-krm\n---\napiVersion: v1\ndata:\n  color: blue\nkind: ConfigMap\nmetadata:\n  labels:\n    mode: strict\n  name: settings\n"
     );
     assert_contains(&stderr(&o), &["info: generated one ConfigMap", "warning: labelled"]);
 
