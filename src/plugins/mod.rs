@@ -14,14 +14,10 @@ pub mod legacy;
 
 use exec::Limits;
 use kustom_api::protocol::{
-    self, ENV_KUSTOMIZATION, ENV_LOAD_RESTRICTOR, ID_ANNOTATION, PREVIOUS_KINDS, PREVIOUS_NAMES,
+    self, ENV_ENABLE_HELM, ENV_HELM_COMMAND, ENV_KUSTOMIZATION, ENV_LOAD_RESTRICTOR, ID_ANNOTATION, PREVIOUS_KINDS, PREVIOUS_NAMES,
     PREVIOUS_NAMESPACES,
 };
 
-/// Environment variable telling the builtin plugin whether `--enable-helm` is set ("true"/"false").
-pub const ENV_ENABLE_HELM: &str = "KUSTOM_ENABLE_HELM";
-/// Environment variable naming the helm executable (`--helm-command`) for the builtin plugin.
-pub const ENV_HELM_COMMAND: &str = "KUSTOM_HELM_COMMAND";
 use kustom_api::{resource, yaml, Error, Gvk, ResId, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -316,14 +312,12 @@ impl Settings {
         CALLS.fetch_add(1, Ordering::Relaxed);
         let path = loc.path();
         tracing::debug!(plugin = %path.display(), protocol = site.protocol, kind = site.kind, op = site.op, dir = %dir.display(), "plugin call");
-        let mut env = vec![
+        let env = [
             (ENV_LOAD_RESTRICTOR, self.load_restrictor.clone()),
             (ENV_KUSTOMIZATION, site.kust_file.display().to_string()),
+            (ENV_ENABLE_HELM, if self.enable_helm { "true" } else { "false" }.into()),
+            (ENV_HELM_COMMAND, self.helm_command.clone()),
         ];
-        if matches!(loc, Location::ShippedBuiltin(_)) || site.api_version == BUILTIN_GROUP {
-            env.push((ENV_ENABLE_HELM, if self.enable_helm { "true" } else { "false" }.into()));
-            env.push((ENV_HELM_COMMAND, self.helm_command.clone()));
-        }
         let out = exec::run(path, &self.args_for(loc, site.op), dir, &env, stdin, self.limits)
             .map_err(|e| e.context(site))?;
         match out.status {
