@@ -110,7 +110,11 @@ fn split_helm_parameters(old: &[Value]) -> (Vec<Value>, Value) {
             }
         }
         for (from, to) in [("helmHome", "configHome"), ("chartHome", "chartHome")] {
-            if let Some(v) = o.get(from).and_then(Value::as_str).filter(|v| !v.is_empty()) {
+            if let Some(v) = o
+                .get(from)
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())
+            {
                 globals.insert(to.to_string(), json!(v));
             }
         }

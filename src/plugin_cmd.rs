@@ -54,12 +54,37 @@ pub fn run(cmd: &PluginCommand, settings: &Settings, out: &mut dyn Write) -> Res
     match cmd {
         PluginCommand::List => {
             let entries = list(settings);
-            let width = entries.iter().map(|e| e.protocol.len()).max().unwrap_or(8).max(8);
-            let serves = entries.iter().map(|e| e.serves.len()).max().unwrap_or(6).max(6);
-            w(out, format!("{:width$}  {:serves$}  PATH\n", "PROTOCOL", "SERVES"))?;
+            let width = entries
+                .iter()
+                .map(|e| e.protocol.len())
+                .max()
+                .unwrap_or(8)
+                .max(8);
+            let serves = entries
+                .iter()
+                .map(|e| e.serves.len())
+                .max()
+                .unwrap_or(6)
+                .max(6);
+            w(
+                out,
+                format!("{:width$}  {:serves$}  PATH\n", "PROTOCOL", "SERVES"),
+            )?;
             for e in &entries {
-                let note = if e.note.is_empty() { String::new() } else { format!("  ({})", e.note) };
-                w(out, format!("{:width$}  {:serves$}  {}{note}\n", e.protocol, e.serves, e.path.display()))?;
+                let note = if e.note.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({})", e.note)
+                };
+                w(
+                    out,
+                    format!(
+                        "{:width$}  {:serves$}  {}{note}\n",
+                        e.protocol,
+                        e.serves,
+                        e.path.display()
+                    ),
+                )?;
             }
             w(
                 out,
@@ -104,7 +129,10 @@ pub fn list(settings: &Settings) -> Vec<Entry> {
         if !path.is_file() {
             continue;
         }
-        let group = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let group = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         out.push(Entry {
             protocol: "KEP",
             serves: group.clone(),
@@ -150,18 +178,31 @@ pub fn legacy_plugins(home: &Path) -> Vec<(Gvk, PathBuf)> {
     let mut out = Vec::new();
     let mut walk = |prefix: Vec<String>, dir: &Path| {
         for kind_dir in sorted_dir(dir) {
-            let Some(lower) = kind_dir.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            let Some(lower) = kind_dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+            else {
                 continue;
             };
             for file in sorted_dir(&kind_dir) {
-                let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = file
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 if file.is_file() && name.to_lowercase() == lower {
                     let (group, version) = match prefix.as_slice() {
                         [g, v] => (g.clone(), v.clone()),
                         [v] => (String::new(), v.clone()),
                         _ => continue,
                     };
-                    out.push((Gvk { group, version, kind: name }, file));
+                    out.push((
+                        Gvk {
+                            group,
+                            version,
+                            kind: name,
+                        },
+                        file,
+                    ));
                 }
             }
         }
@@ -170,14 +211,20 @@ pub fn legacy_plugins(home: &Path) -> Vec<(Gvk, PathBuf)> {
         if !first.is_dir() {
             continue;
         }
-        let a = first.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let a = first
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         // V/kind/Kind for the core group, G/V/kind/Kind otherwise.
         walk(vec![a.clone()], &first);
         for second in sorted_dir(&first) {
             if !second.is_dir() {
                 continue;
             }
-            let b = second.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let b = second
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             walk(vec![a.clone(), b], &second);
         }
     }
@@ -208,12 +255,19 @@ pub fn which(settings: &Settings, api_version: &str, kind: &str) -> Result<Strin
     text.push_str("  2. KRM exec function: named by a config.kubernetes.io/function annotation on the object itself\n");
     if group == BUILTIN_GROUP {
         text.push_str("  3. legacy exec plugin: not used for the builtin group\n");
-        text.push_str(&format!("  4. shipped builtin: {} builtin-plugin\n", s.self_exe.display()));
+        text.push_str(&format!(
+            "  4. shipped builtin: {} builtin-plugin\n",
+            s.self_exe.display()
+        ));
     } else {
         match &s.legacy_home {
             Some(home) => {
                 let p = legacy::plugin_path(home, &config);
-                text.push_str(&format!("  3. legacy exec plugin {}: {}\n", p.display(), presence(&p)));
+                text.push_str(&format!(
+                    "  3. legacy exec plugin {}: {}\n",
+                    p.display(),
+                    presence(&p)
+                ));
             }
             None => text.push_str(&format!(
                 "  3. legacy exec plugin: no plugin home (none of {} exists)\n",
@@ -230,7 +284,9 @@ pub fn which(settings: &Settings, api_version: &str, kind: &str) -> Result<Strin
     match s.locate(&config, &cwd, Path::new("(kustom plugin which)")) {
         Ok(loc) => {
             let how = match &loc {
-                Location::ShippedBuiltin(p) => format!("{} builtin-plugin generate|transform", p.display()),
+                Location::ShippedBuiltin(p) => {
+                    format!("{} builtin-plugin generate|transform", p.display())
+                }
                 Location::Kep(p) => format!("{} generate|transform", p.display()),
                 Location::Legacy(p) => format!("{} CONFIG-FILE [args]", p.display()),
                 Location::Krm(spec) => spec.path.display().to_string(),
@@ -257,19 +313,31 @@ fn presence(p: &Path) -> &'static str {
 /// Copy `executable` to the KEP location of `group` (default: its file
 /// name), executable bit set. Returns the group, the installed path and
 /// whether an earlier plugin was replaced.
-pub fn install(settings: &Settings, executable: &Path, group: Option<&str>) -> Result<(String, PathBuf, bool), Error> {
+pub fn install(
+    settings: &Settings,
+    executable: &Path,
+    group: Option<&str>,
+) -> Result<(String, PathBuf, bool), Error> {
     use std::os::unix::fs::PermissionsExt;
     let meta = std::fs::metadata(executable)
         .map_err(|e| Error::new(format!("cannot install {}: {e}", executable.display())))?;
     if !meta.is_file() {
-        return Err(Error::new(format!("cannot install {}: not a file", executable.display())));
+        return Err(Error::new(format!(
+            "cannot install {}: not a file",
+            executable.display()
+        )));
     }
     let group = match group {
         Some(g) => g.to_string(),
         None => executable
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| Error::new(format!("cannot tell the group of {}; pass --group", executable.display())))?,
+            .ok_or_else(|| {
+                Error::new(format!(
+                    "cannot tell the group of {}; pass --group",
+                    executable.display()
+                ))
+            })?,
     };
     if group.is_empty() || group.contains('/') || group == "." || group == ".." {
         return Err(Error::new(format!(
@@ -280,13 +348,19 @@ pub fn install(settings: &Settings, executable: &Path, group: Option<&str>) -> R
     let dir = dest
         .parent()
         .ok_or_else(|| Error::new(format!("no parent directory for {}", dest.display())))?;
-    std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("creating {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::new(format!("creating {}: {e}", dir.display())))?;
     let replaced = dest.exists();
     // Copy beside the destination, then rename: a build running meanwhile
     // never sees a half-written plugin.
     let tmp = dir.join(format!(".{group}.installing.{}", std::process::id()));
-    std::fs::copy(executable, &tmp)
-        .map_err(|e| Error::new(format!("copying {} to {}: {e}", executable.display(), tmp.display())))?;
+    std::fs::copy(executable, &tmp).map_err(|e| {
+        Error::new(format!(
+            "copying {} to {}: {e}",
+            executable.display(),
+            tmp.display()
+        ))
+    })?;
     let mode = meta.permissions().mode() | 0o755;
     let finish = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode))
         .and_then(|_| std::fs::rename(&tmp, &dest));

@@ -26,7 +26,9 @@ fn find_helm() -> Option<PathBuf> {
 
 fn which_helm() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join("helm")).find(|p| p.is_file())
+    std::env::split_paths(&path)
+        .map(|d| d.join("helm"))
+        .find(|p| p.is_file())
 }
 
 macro_rules! helm_or_skip {
@@ -34,7 +36,9 @@ macro_rules! helm_or_skip {
         match find_helm() {
             Some(h) => h,
             None => {
-                eprintln!("skipped: no helm found; run .ci/install-helm.sh (or set KUSTOM_TEST_HELM)");
+                eprintln!(
+                    "skipped: no helm found; run .ci/install-helm.sh (or set KUSTOM_TEST_HELM)"
+                );
                 return;
             }
         }
@@ -90,21 +94,43 @@ fn builtin_helm_charts_inflate_the_local_chart() {
     let tree = repo().join("examples/helm");
     let out = ok(&kustom(
         tmp.path(),
-        &["build", "--enable-helm", "--helm-command", s(&helm), s(&tree)],
+        &[
+            "build",
+            "--enable-helm",
+            "--helm-command",
+            s(&helm),
+            s(&tree),
+        ],
     ));
     let want = std::fs::read_to_string(tree.join("expected.yaml")).expect("expected");
     assert_eq!(out, want);
     // Values inline and from files, CRDs in, test hooks out, api versions seen.
-    for part in ["replicas: 3", "image: nginx:1.27", "GREETING: welcome", "METRICS: enabled", "kind: CustomResourceDefinition"] {
+    for part in [
+        "replicas: 3",
+        "image: nginx:1.27",
+        "GREETING: welcome",
+        "METRICS: enabled",
+        "kind: CustomResourceDefinition",
+    ] {
         assert!(out.contains(part), "missing {part:?}");
     }
     assert!(!out.contains("-test"), "test hook not skipped");
     let wrapper = helm3_wrapper(tmp.path(), &helm);
     if let Ok(k) = Command::new("kubectl")
-        .args(["kustomize", "--enable-helm", "--helm-command", s(&wrapper), s(&tree)])
+        .args([
+            "kustomize",
+            "--enable-helm",
+            "--helm-command",
+            s(&wrapper),
+            s(&tree),
+        ])
         .output()
     {
-        assert_eq!(out, ok(&k), "kustom and kubectl kustomize differ on the same helm");
+        assert_eq!(
+            out,
+            ok(&k),
+            "kustom and kubectl kustomize differ on the same helm"
+        );
     }
 }
 
@@ -123,11 +149,20 @@ fn missing_helm_command_is_reported() {
     let tmp = tempfile::tempdir().expect("temp");
     let o = kustom(
         tmp.path(),
-        &["build", "--enable-helm", "--helm-command", "/nonexistent/helm", s(&repo().join("examples/helm"))],
+        &[
+            "build",
+            "--enable-helm",
+            "--helm-command",
+            "/nonexistent/helm",
+            s(&repo().join("examples/helm")),
+        ],
     );
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("/nonexistent/helm") && err.contains("installed?"), "{err}");
+    assert!(
+        err.contains("/nonexistent/helm") && err.contains("installed?"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -135,18 +170,39 @@ fn kep_chart_plugin_inflates_and_references_follow_renames() {
     let helm = helm_or_skip!();
     let plugin = Path::new(env!("CARGO_BIN_EXE_kustom")).with_file_name("kustom-helm");
     if !plugin.is_file() {
-        eprintln!("skipped: {} is not built (cargo build -p kustom-helm)", plugin.display());
+        eprintln!(
+            "skipped: {} is not built (cargo build -p kustom-helm)",
+            plugin.display()
+        );
         return;
     }
     let tmp = tempfile::tempdir().expect("temp");
     let xdg = tmp.path().join("xdg");
-    ok(&kustom(&xdg, &["plugin", "install", s(&plugin), "--group", "helm.kustomize.io"]));
+    ok(&kustom(
+        &xdg,
+        &[
+            "plugin",
+            "install",
+            s(&plugin),
+            "--group",
+            "helm.kustomize.io",
+        ],
+    ));
     let tree = repo().join("examples/helm-chart-plugin");
     let out = ok(&kustom(
         &xdg,
-        &["build", "--enable-alpha-plugins", "--helm-command", s(&helm), s(&tree)],
+        &[
+            "build",
+            "--enable-alpha-plugins",
+            "--helm-command",
+            s(&helm),
+            s(&tree),
+        ],
     ));
     let want = std::fs::read_to_string(tree.join("expected.yaml")).expect("expected");
     assert_eq!(out, want);
-    assert!(out.contains("name: team-greeter-message\n") && out.contains("              name: team-greeter-message\n"));
+    assert!(
+        out.contains("name: team-greeter-message\n")
+            && out.contains("              name: team-greeter-message\n")
+    );
 }

@@ -53,7 +53,10 @@ impl Env {
     /// A legacy plugin under `$XDG_CONFIG_HOME/kustomize/plugin`.
     fn legacy(&self, group_version: &str, kind: &str, text: &str) -> PathBuf {
         self.exe(
-            &format!("xdg/kustomize/plugin/{group_version}/{}/{kind}", kind.to_lowercase()),
+            &format!(
+                "xdg/kustomize/plugin/{group_version}/{}/{kind}",
+                kind.to_lowercase()
+            ),
             text,
         )
     }
@@ -88,13 +91,26 @@ fn stderr(o: &Output) -> String {
 }
 
 fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "expected success, got {:?}\nstderr:\n{}", o.status, stderr(o));
+    assert!(
+        o.status.success(),
+        "expected success, got {:?}\nstderr:\n{}",
+        o.status,
+        stderr(o)
+    );
     stdout(o)
 }
 
 fn fails(o: &Output) -> String {
-    assert!(!o.status.success(), "expected failure, got output:\n{}", stdout(o));
-    assert!(o.stdout.is_empty(), "a failed build printed output:\n{}", stdout(o));
+    assert!(
+        !o.status.success(),
+        "expected failure, got output:\n{}",
+        stdout(o)
+    );
+    assert!(
+        o.stdout.is_empty(),
+        "a failed build printed output:\n{}",
+        stdout(o)
+    );
     stderr(o)
 }
 
@@ -104,7 +120,8 @@ fn assert_contains(text: &str, parts: &[&str]) {
     }
 }
 
-const CONFIGMAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: blue\n";
+const CONFIGMAP: &str =
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  color: blue\n";
 
 // ---------------------------------------------------------------- KEP
 
@@ -162,7 +179,14 @@ esac
     );
     // Without the flag, the error names the flag and the plugin.
     let err = fails(&env.kustom(&["build", "app"]));
-    assert_contains(&err, &["--enable-alpha-plugins", "shell.example.com", "app/kustomization.yaml"]);
+    assert_contains(
+        &err,
+        &[
+            "--enable-alpha-plugins",
+            "shell.example.com",
+            "app/kustomization.yaml",
+        ],
+    );
 }
 
 /// The generator is asked to transform too: 127 is "not supported"; and it
@@ -204,20 +228,31 @@ fn example_org_plugins_build_the_example_tree() {
         let o = env.kustom(&[
             "plugin",
             "install",
-            repo.join("plugins/examples").join(p).to_str().expect("utf-8"),
+            repo.join("plugins/examples")
+                .join(p)
+                .to_str()
+                .expect("utf-8"),
         ]);
         assert_contains(&ok(&o), &["installed KEP plugin", p]);
     }
     let tree = repo.join("examples/plugins/shop");
-    let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", tree.to_str().expect("utf-8")]));
-    let want = std::fs::read_to_string(repo.join("examples/plugins/expected.yaml")).expect("expected");
+    let out = ok(&env.kustom(&[
+        "build",
+        "--enable-alpha-plugins",
+        tree.to_str().expect("utf-8"),
+    ]));
+    let want =
+        std::fs::read_to_string(repo.join("examples/plugins/expected.yaml")).expect("expected");
     assert_eq!(out, want);
     // The same plugins behind two-line legacy-plugin wrappers give kubectl
     // kustomize's reference output (when kubectl is installed).
     env.legacy(
         "team.example.com/v1",
         "CommonApp",
-        &format!("#!/bin/sh\n'{}' generate < \"$1\"\n", repo.join("plugins/examples/team.example.com").display()),
+        &format!(
+            "#!/bin/sh\n'{}' generate < \"$1\"\n",
+            repo.join("plugins/examples/team.example.com").display()
+        ),
     );
     env.legacy(
         "gitops.example.com/v1",
@@ -227,7 +262,8 @@ fn example_org_plugins_build_the_example_tree() {
             repo.join("plugins/examples/gitops.example.com").display()
         ),
     );
-    if let Some(reference) = env.kubectl(&["--enable-alpha-plugins", tree.to_str().expect("utf-8")]) {
+    if let Some(reference) = env.kubectl(&["--enable-alpha-plugins", tree.to_str().expect("utf-8")])
+    {
         assert_eq!(out, ok(&reference), "kustom and kubectl kustomize differ");
     }
 }
@@ -280,7 +316,13 @@ fn legacy_exec_generator_and_transformer_match_kustomize() {
     let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
     assert_contains(
         &out,
-        &["color: green", "args: one two  three", "root: app", "inline: ArgsGen", "name: made-"],
+        &[
+            "color: green",
+            "args: one two  three",
+            "root: app",
+            "inline: ArgsGen",
+            "name: made-",
+        ],
     );
     if let Some(reference) = env.kubectl(&["--enable-alpha-plugins", "app"]) {
         assert_eq!(out, ok(&reference), "kustom and kubectl kustomize differ");
@@ -369,7 +411,10 @@ yaml.safe_dump(rl, sys.stdout)
     };
     env.write(
         "app/gen.yaml",
-        &format!("apiVersion: fn.example.com/v1\nkind: Gen\nmetadata:\n  name: g\n{}", fnspec("./gen.sh")),
+        &format!(
+            "apiVersion: fn.example.com/v1\nkind: Gen\nmetadata:\n  name: g\n{}",
+            fnspec("./gen.sh")
+        ),
     );
     let tr = |mode: &str| {
         format!(
@@ -388,7 +433,10 @@ yaml.safe_dump(rl, sys.stdout)
         out,
         "apiVersion: v1\ndata:\n  made: by-function\nkind: ConfigMap\nmetadata:\n  labels:\n    mode: strict\n  name: from-krm\n---\napiVersion: v1\ndata:\n  color: blue\nkind: ConfigMap\nmetadata:\n  labels:\n    mode: strict\n  name: settings\n"
     );
-    assert_contains(&stderr(&o), &["info: generated one ConfigMap", "warning: labelled"]);
+    assert_contains(
+        &stderr(&o),
+        &["info: generated one ConfigMap", "warning: labelled"],
+    );
 
     // --enable-exec is required.
     let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
@@ -399,7 +447,13 @@ yaml.safe_dump(rl, sys.stdout)
     let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "--enable-exec", "app"]));
     assert_contains(
         &err,
-        &["KRM exec function", "tr.py", "fn.example.com/v1 Label", "replicas must be set", "ConfigMap/settings"],
+        &[
+            "KRM exec function",
+            "tr.py",
+            "fn.example.com/v1 Label",
+            "replicas must be set",
+            "ConfigMap/settings",
+        ],
     );
 }
 
@@ -434,7 +488,10 @@ fn failing_kep_plugin_is_reported_with_status_and_stderr() {
             "the real reason",
         ],
     );
-    assert!(!err.contains("noise 1\n"), "only the end of STDERR is shown:\n{err}");
+    assert!(
+        !err.contains("noise 1\n"),
+        "only the end of STDERR is shown:\n{err}"
+    );
 }
 
 #[test]
@@ -450,15 +507,37 @@ fn hanging_plugin_is_killed_with_its_children() {
     );
     one_generator(&env, "hang.example.com");
     let start = Instant::now();
-    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "--plugin-timeout", "1", "app"]));
-    assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
-    assert_contains(&err, &["hang.example.com", "timed out", "about to hang", "app/kustomization.yaml"]);
+    let err = fails(&env.kustom(&[
+        "build",
+        "--enable-alpha-plugins",
+        "--plugin-timeout",
+        "1",
+        "app",
+    ]));
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_contains(
+        &err,
+        &[
+            "hang.example.com",
+            "timed out",
+            "about to hang",
+            "app/kustomization.yaml",
+        ],
+    );
     let pid = std::fs::read_to_string(&pidfile).expect("pid file");
     let alive = Path::new("/proc").join(pid.trim()).join("status");
     let zombie_or_gone = std::fs::read_to_string(&alive)
         .map(|s| s.contains("State:\tZ"))
         .unwrap_or(true);
-    assert!(zombie_or_gone, "the plugin's child process {} survived", pid.trim());
+    assert!(
+        zombie_or_gone,
+        "the plugin's child process {} survived",
+        pid.trim()
+    );
 }
 
 #[test]
@@ -470,7 +549,16 @@ fn plugin_printing_junk_is_reported() {
     );
     one_generator(&env, "junk.example.com");
     let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
-    assert_contains(&err, &["junk.example.com", "not YAML", "Loading configuration", "warned you", "exit status 0"]);
+    assert_contains(
+        &err,
+        &[
+            "junk.example.com",
+            "not YAML",
+            "Loading configuration",
+            "warned you",
+            "exit status 0",
+        ],
+    );
 }
 
 #[test]
@@ -488,7 +576,14 @@ fn plugin_output_over_the_cap_is_reported() {
         "10000",
         "app",
     ]));
-    assert_contains(&err, &["big.example.com", "more than 10000 bytes", "--plugin-max-output"]);
+    assert_contains(
+        &err,
+        &[
+            "big.example.com",
+            "more than 10000 bytes",
+            "--plugin-max-output",
+        ],
+    );
 }
 
 #[test]
@@ -498,7 +593,11 @@ fn missing_plugin_names_every_place_looked() {
     let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
     assert_contains(
         &err,
-        &["no plugin for nowhere.example.com/v1 Thing", "kustomize/plugins/nowhere.example.com", "kustom plugin install"],
+        &[
+            "no plugin for nowhere.example.com/v1 Thing",
+            "kustomize/plugins/nowhere.example.com",
+            "kustom plugin install",
+        ],
     );
 }
 
@@ -509,17 +608,33 @@ fn plugin_list_which_and_install() {
     let env = Env::new();
     let fresh = ok(&env.kustom(&["plugin", "list"]));
     assert_contains(&fresh, &["builtin", "shipped"]);
-    assert_eq!(fresh.lines().filter(|l| l.starts_with("KEP")).count(), 0, "{fresh}");
+    assert_eq!(
+        fresh.lines().filter(|l| l.starts_with("KEP")).count(),
+        0,
+        "{fresh}"
+    );
 
     let src = env.write("src/myplugin", "#!/bin/sh\nexit 127\n");
-    let installed = ok(&env.kustom(&["plugin", "install", src.to_str().expect("utf-8"), "--group", "team.example.com"]));
+    let installed = ok(&env.kustom(&[
+        "plugin",
+        "install",
+        src.to_str().expect("utf-8"),
+        "--group",
+        "team.example.com",
+    ]));
     assert_contains(&installed, &["installed KEP plugin", "team.example.com"]);
     let dest = env.xdg().join("kustomize/plugins/team.example.com");
-    let mode = std::fs::metadata(&dest).expect("installed").permissions().mode();
+    let mode = std::fs::metadata(&dest)
+        .expect("installed")
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o111, 0o111, "mode {mode:o}");
 
     let listed = ok(&env.kustom(&["plugin", "list"]));
-    assert_contains(&listed, &["KEP", "team.example.com", dest.to_str().expect("utf-8")]);
+    assert_contains(
+        &listed,
+        &["KEP", "team.example.com", dest.to_str().expect("utf-8")],
+    );
 
     env.legacy("someteam.example.com/v1", "Recolor", LEGACY_TRANSFORMER);
     let listed = ok(&env.kustom(&["plugin", "list"]));

@@ -23,7 +23,9 @@
 //! legacy `needs-hash` / `behavior` annotations; transformer output is
 //! matched back by current id, as for legacy exec plugins.
 
-use super::legacy::{apply_generator_options, expand_lists, merge_by_current_id, LEGACY_ID_ANNOTATION};
+use super::legacy::{
+    apply_generator_options, expand_lists, merge_by_current_id, LEGACY_ID_ANNOTATION,
+};
 use super::{exec, Settings, Site};
 use kustom_api::protocol::LOCAL_CONFIG;
 use kustom_api::{resource, yaml, Error, ResId, Value};
@@ -71,23 +73,32 @@ pub fn function_spec(config: &Value, dir: &Path) -> Result<Option<ExecSpec>, Err
         if let Some(text) = resource::annotation(config, key).filter(|t| !t.is_empty()) {
             let docs = yaml::parse_stream(text)
                 .map_err(|e| Error::new(format!("{key} unmarshal error: {}", e.message)))?;
-            raw = Some((key.to_string(), docs.into_iter().next().unwrap_or(Value::Null)));
+            raw = Some((
+                key.to_string(),
+                docs.into_iter().next().unwrap_or(Value::Null),
+            ));
             break;
         }
     }
     if raw.is_none() {
-        if let Some(v) = resource::get_at(config, &["metadata", "configFn"]).filter(|v| !v.is_null()) {
+        if let Some(v) =
+            resource::get_at(config, &["metadata", "configFn"]).filter(|v| !v.is_null())
+        {
             raw = Some(("metadata.configFn".into(), v.clone()));
         }
     }
     let Some((key, spec)) = raw else {
-        if let Some(image) = resource::annotation(config, CONTAINER_ANNOTATION).filter(|t| !t.is_empty()) {
+        if let Some(image) =
+            resource::annotation(config, CONTAINER_ANNOTATION).filter(|t| !t.is_empty())
+        {
             return Err(container_error(image));
         }
         return Ok(None);
     };
     let Some(spec) = spec.as_object() else {
-        return Err(Error::new(format!("{key}: expected a mapping with `exec:` (got {spec})")));
+        return Err(Error::new(format!(
+            "{key}: expected a mapping with `exec:` (got {spec})"
+        )));
     };
     check_keys(&key, spec, &["deferFailure", "container", "exec"])?;
     let exec = match spec.get("exec") {
@@ -96,7 +107,11 @@ pub fn function_spec(config: &Value, dir: &Path) -> Result<Option<ExecSpec>, Err
             check_keys(&format!("{key} exec"), m, &["path", "args", "envs"])?;
             m.clone()
         }
-        Some(other) => return Err(Error::new(format!("{key}: `exec` must be a mapping (got {other})"))),
+        Some(other) => {
+            return Err(Error::new(format!(
+                "{key}: `exec` must be a mapping (got {other})"
+            )))
+        }
     };
     let path = exec.get("path").and_then(Value::as_str).unwrap_or("");
     if path.is_empty() {
@@ -119,10 +134,14 @@ pub fn function_spec(config: &Value, dir: &Path) -> Result<Option<ExecSpec>, Err
                     Value::String(s) => Ok(s.clone()),
                     Value::Number(n) => Ok(n.to_string()),
                     Value::Bool(b) => Ok(b.to_string()),
-                    other => Err(Error::new(format!("{key}: exec.{field} entries must be strings (got {other})"))),
+                    other => Err(Error::new(format!(
+                        "{key}: exec.{field} entries must be strings (got {other})"
+                    ))),
                 })
                 .collect(),
-            Some(other) => Err(Error::new(format!("{key}: exec.{field} must be a list (got {other})"))),
+            Some(other) => Err(Error::new(format!(
+                "{key}: exec.{field} must be a list (got {other})"
+            ))),
         }
     };
     Ok(Some(ExecSpec {
@@ -202,16 +221,16 @@ fn invoke(
     let stdin = yaml::to_yaml(&list).into_bytes();
     let mut env: Vec<(String, String)> = Vec::new();
     for e in spec.envs.iter().chain(settings.exec_env.iter()) {
-        match e.split_once('=') {
-            Some((k, v)) => env.push((k.to_string(), v.to_string())),
-            // KEY alone: the host's value, which the function inherits anyway.
-            None => {}
+        // KEY alone means the host's value, which the function inherits anyway.
+        if let Some((k, v)) = e.split_once('=') {
+            env.push((k.to_string(), v.to_string()));
         }
     }
     let env_refs: Vec<(&str, String)> = env.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     let args: Vec<&str> = spec.args.iter().map(String::as_str).collect();
     tracing::debug!(function = %spec.path.display(), dir = %dir.display(), "KRM exec function call");
-    let out = exec::run(&spec.path, &args, dir, &env_refs, stdin, settings.limits).map_err(|e| e.context(site))?;
+    let out = exec::run(&spec.path, &args, dir, &env_refs, stdin, settings.limits)
+        .map_err(|e| e.context(site))?;
     let parsed = parse_output(&out.stdout);
     let (items, results) = match parsed {
         Ok(v) => v,
@@ -250,7 +269,8 @@ fn invoke(
 fn parse_output(stdout: &[u8]) -> Result<(Vec<Value>, Vec<Value>), String> {
     let docs = kustom_api::protocol::read_stream(stdout).map_err(|e| e.message)?;
     let is_list = |d: &Value| {
-        resource::kind(d) == "ResourceList" && resource::api_version(d).starts_with("config.kubernetes.io/")
+        resource::kind(d) == "ResourceList"
+            && resource::api_version(d).starts_with("config.kubernetes.io/")
     };
     if docs.len() == 1 && is_list(&docs[0]) {
         let list = &docs[0];
@@ -361,21 +381,29 @@ mod tests {
     #[test]
     fn exec_spec_is_read_from_the_annotation() {
         let dir = Path::new("/k");
-        let spec = function_spec(&with_fn("exec:\n  path: ./fn.sh\n  args: [a, b]\n  envs: [X=1]\n"), dir)
-            .expect("valid")
-            .expect("present");
+        let spec = function_spec(
+            &with_fn("exec:\n  path: ./fn.sh\n  args: [a, b]\n  envs: [X=1]\n"),
+            dir,
+        )
+        .expect("valid")
+        .expect("present");
         assert_eq!(spec.path, PathBuf::from("/k/./fn.sh"));
         assert_eq!(spec.args, vec!["a", "b"]);
         assert_eq!(spec.envs, vec!["X=1"]);
-        assert_eq!(function_spec(&json!({"kind": "Fn", "metadata": {"name": "f"}}), dir).expect("ok"), None);
+        assert_eq!(
+            function_spec(&json!({"kind": "Fn", "metadata": {"name": "f"}}), dir).expect("ok"),
+            None
+        );
     }
 
     #[test]
     fn container_and_unknown_fields_are_errors() {
         let dir = Path::new("/k");
-        let e = function_spec(&with_fn("container:\n  image: gcr.io/x/y\n"), dir).expect_err("container");
+        let e = function_spec(&with_fn("container:\n  image: gcr.io/x/y\n"), dir)
+            .expect_err("container");
         assert!(e.message.contains("container runtime"), "{e}");
-        let e = function_spec(&with_fn("exec:\n  path: ./x\n  pth: y\n"), dir).expect_err("unknown");
+        let e =
+            function_spec(&with_fn("exec:\n  path: ./x\n  pth: y\n"), dir).expect_err("unknown");
         assert!(e.message.contains("unknown field \"pth\""), "{e}");
         let e = function_spec(&with_fn("exec: {}\n"), dir).expect_err("no path");
         assert!(e.message.contains("exec.path"), "{e}");
@@ -387,7 +415,9 @@ mod tests {
         let (items, results) = parse_output(list).expect("parse");
         assert_eq!(items.len(), 1);
         assert_eq!(results.len(), 1);
-        let (items, results) = parse_output(b"kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: {name: b}\n").expect("parse");
+        let (items, results) =
+            parse_output(b"kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: {name: b}\n")
+                .expect("parse");
         assert_eq!(items.len(), 2);
         assert!(results.is_empty());
     }
@@ -397,6 +427,9 @@ mod tests {
         let r = json!({"message": "bad", "severity": "error",
             "resourceRef": {"kind": "Deployment", "name": "web", "namespace": "prod"},
             "field": {"path": "spec.replicas"}});
-        assert_eq!(describe_result(&r), "bad [resource Deployment/web in namespace prod] [field spec.replicas]");
+        assert_eq!(
+            describe_result(&r),
+            "bad [resource Deployment/web in namespace prod] [field spec.replicas]"
+        );
     }
 }

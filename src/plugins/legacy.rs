@@ -21,7 +21,9 @@
 //!   removed.
 
 use super::{exec, Settings, Site};
-use kustom_api::protocol::{GENERATOR_BEHAVIOR, LEGACY_BEHAVIOR, LEGACY_NEEDS_HASH, NEEDS_HASH_SUFFIX};
+use kustom_api::protocol::{
+    GENERATOR_BEHAVIOR, LEGACY_BEHAVIOR, LEGACY_NEEDS_HASH, NEEDS_HASH_SUFFIX,
+};
 use kustom_api::{protocol, resource, yaml, Error, Gvk, ResId, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,13 +43,20 @@ const MAX_ENV_ENTRY: usize = 131_071;
 /// The plugin-home candidates, in kustomize's order, each with how it was
 /// found. Empty variables are skipped, as kustomize does.
 pub fn home_candidates() -> Vec<(&'static str, PathBuf)> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     let mut out = Vec::new();
     if let Some(p) = var(ENV_PLUGIN_HOME) {
         out.push(("$KUSTOMIZE_PLUGIN_HOME", p));
     }
     if let Some(x) = var("XDG_CONFIG_HOME") {
-        out.push(("$XDG_CONFIG_HOME/kustomize/plugin", x.join("kustomize").join("plugin")));
+        out.push((
+            "$XDG_CONFIG_HOME/kustomize/plugin",
+            x.join("kustomize").join("plugin"),
+        ));
     }
     // kustomize uses a literal "~" when $HOME is unset.
     let home = var("HOME").unwrap_or_else(|| PathBuf::from("~"));
@@ -55,7 +64,10 @@ pub fn home_candidates() -> Vec<(&'static str, PathBuf)> {
         "$HOME/.config/kustomize/plugin",
         home.join(".config").join("kustomize").join("plugin"),
     ));
-    out.push(("$HOME/kustomize/plugin", home.join("kustomize").join("plugin")));
+    out.push((
+        "$HOME/kustomize/plugin",
+        home.join("kustomize").join("plugin"),
+    ));
     // $XDG_CONFIG_HOME is often $HOME/.config: name each directory once.
     let mut seen = Vec::new();
     out.retain(|(_, p)| {
@@ -77,7 +89,9 @@ pub fn plugin_home() -> Option<PathBuf> {
 /// Where the legacy plugin for a config object lives under `home`.
 pub fn plugin_path(home: &Path, config: &Value) -> PathBuf {
     let gvk = Gvk::from_api_version(resource::api_version(config), resource::kind(config));
-    relative_path(&gvk).into_iter().fold(home.to_path_buf(), |p, c| p.join(c))
+    relative_path(&gvk)
+        .into_iter()
+        .fold(home.to_path_buf(), |p, c| p.join(c))
 }
 
 /// `group/version/lowercase(kind)/Kind`, empty parts left out (as Go's filepath.Join).
@@ -168,9 +182,9 @@ pub fn plugin_args(config: &Value, dir: &Path, root_only: bool) -> Result<Vec<St
     if let Some(file) = config.get("argsFromFile").and_then(Value::as_str) {
         if !file.is_empty() {
             let path = dir.join(file);
-            let real = path
-                .canonicalize()
-                .map_err(|e| Error::new(format!("argsFromFile {file:?}: {}: {e}", path.display())))?;
+            let real = path.canonicalize().map_err(|e| {
+                Error::new(format!("argsFromFile {file:?}: {}: {e}", path.display()))
+            })?;
             if root_only && !real.starts_with(dir) {
                 return Err(Error::new(format!(
                     "argsFromFile {file:?}: security; file '{}' is not in or below '{}' (build with --load-restrictor LoadRestrictionsNone to allow it)",
@@ -178,8 +192,9 @@ pub fn plugin_args(config: &Value, dir: &Path, root_only: bool) -> Result<Vec<St
                     dir.display()
                 )));
             }
-            let text = std::fs::read_to_string(&real)
-                .map_err(|e| Error::new(format!("argsFromFile {file:?}: {}: {e}", real.display())))?;
+            let text = std::fs::read_to_string(&real).map_err(|e| {
+                Error::new(format!("argsFromFile {file:?}: {}: {e}", real.display()))
+            })?;
             for line in text.split('\n') {
                 let arg = line.trim_start_matches(' ');
                 if !arg.is_empty() {
@@ -210,11 +225,18 @@ impl TempConfig {
                 nanos % 100_000
             );
             let path = dir.join(name);
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
                 Ok(mut f) => {
                     let guard = TempConfig(path);
                     f.write_all(content.as_bytes()).map_err(|e| {
-                        Error::new(format!("writing plugin config to {}: {e}", guard.0.display()))
+                        Error::new(format!(
+                            "writing plugin config to {}: {e}",
+                            guard.0.display()
+                        ))
                     })?;
                     return Ok(guard);
                 }
@@ -266,7 +288,8 @@ fn invoke(
     }
     env.push((ENV_CONFIG_ROOT, dir.display().to_string()));
     tracing::debug!(plugin = %path.display(), config = %file_arg, dir = %dir.display(), "legacy exec plugin call");
-    let out = exec::run(path, &args, dir, &env, stdin, settings.limits).map_err(|e| e.context(site))?;
+    let out =
+        exec::run(path, &args, dir, &env, stdin, settings.limits).map_err(|e| e.context(site))?;
     if out.status != Some(0) {
         return Err(site.status_error(&out, &format!(" (config file {file_arg})")));
     }
@@ -314,7 +337,10 @@ pub fn apply_generator_options(docs: &mut [Value]) -> Result<(), Error> {
         let needs_hash = match resource::remove_annotation(r, LEGACY_NEEDS_HASH) {
             None => false,
             Some(v) => {
-                let text = v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
+                let text = v
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| v.to_string());
                 parse_go_bool(&text).ok_or_else(|| {
                     Error::new(format!(
                         "the annotation {LEGACY_NEEDS_HASH:?} contains an invalid value ({text:?})"
@@ -471,7 +497,10 @@ mod tests {
             split_args(r#"one "two three" 'fo ur' five\ six # seven"#),
             vec!["one", "two three", "fo ur", "five six"]
         );
-        assert_eq!(split_args(r#"a"b c"d 'x\y' "q\"r""#), vec!["ab cd", r"x\y", "q\"r"]);
+        assert_eq!(
+            split_args(r#"a"b c"d 'x\y' "q\"r""#),
+            vec!["ab cd", r"x\y", "q\"r"]
+        );
         assert_eq!(split_args("  "), Vec::<String>::new());
         assert_eq!(split_args("''"), vec![""]);
         assert_eq!(split_args("a#b"), vec!["a#b"]);
@@ -485,7 +514,10 @@ mod tests {
             PathBuf::from("/h/someteam.example.com/v1/secretgen/SecretGen")
         );
         let core = json!({"apiVersion": "v1", "kind": "Foo"});
-        assert_eq!(plugin_path(Path::new("/h"), &core), PathBuf::from("/h/v1/foo/Foo"));
+        assert_eq!(
+            plugin_path(Path::new("/h"), &core),
+            PathBuf::from("/h/v1/foo/Foo")
+        );
     }
 
     #[test]
@@ -501,9 +533,14 @@ mod tests {
             docs[0]["metadata"]["annotations"],
             json!({NEEDS_HASH_SUFFIX: "enabled", GENERATOR_BEHAVIOR: "merge"})
         );
-        assert_eq!(docs[1]["metadata"]["annotations"], json!({GENERATOR_BEHAVIOR: "unspecified"}));
-        let mut bad = vec![json!({"kind": "ConfigMap", "metadata": {"name": "c", "annotations": {
-            "kustomize.config.k8s.io/needs-hash": "yes"}}})];
+        assert_eq!(
+            docs[1]["metadata"]["annotations"],
+            json!({GENERATOR_BEHAVIOR: "unspecified"})
+        );
+        let mut bad = vec![
+            json!({"kind": "ConfigMap", "metadata": {"name": "c", "annotations": {
+            "kustomize.config.k8s.io/needs-hash": "yes"}}}),
+        ];
         let e = apply_generator_options(&mut bad).expect_err("invalid bool");
         assert!(e.message.contains("invalid value (\"yes\")"), "{e}");
     }
@@ -518,12 +555,17 @@ mod tests {
         b2["metadata"]["annotations"] = json!({LEGACY_ID_ANNOTATION: "kind: ConfigMap\n"});
         let mut new = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "new"}});
         new["metadata"]["namespace"] = json!("default");
-        let out = merge_by_current_id(vec![a, b.clone(), c.clone()], vec![new.clone(), c.clone(), b2], LEGACY_ID_ANNOTATION)
-            .expect("merge");
+        let out = merge_by_current_id(
+            vec![a, b.clone(), c.clone()],
+            vec![new.clone(), c.clone(), b2],
+            LEGACY_ID_ANNOTATION,
+        )
+        .expect("merge");
         let mut want_b = b;
         want_b["data"] = json!({"x": "1"});
         assert_eq!(out, vec![want_b, c.clone(), new]);
-        let dup = merge_by_current_id(vec![], vec![c.clone(), c], LEGACY_ID_ANNOTATION).expect_err("duplicate");
+        let dup = merge_by_current_id(vec![], vec![c.clone(), c], LEGACY_ID_ANNOTATION)
+            .expect_err("duplicate");
         assert!(dup.message.contains("duplicate resource"), "{dup}");
     }
 

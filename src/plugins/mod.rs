@@ -14,8 +14,8 @@ pub mod legacy;
 
 use exec::Limits;
 use kustom_api::protocol::{
-    self, ENV_ENABLE_HELM, ENV_HELM_COMMAND, ENV_KUSTOMIZATION, ENV_LOAD_RESTRICTOR, ID_ANNOTATION, PREVIOUS_KINDS, PREVIOUS_NAMES,
-    PREVIOUS_NAMESPACES,
+    self, ENV_ENABLE_HELM, ENV_HELM_COMMAND, ENV_KUSTOMIZATION, ENV_LOAD_RESTRICTOR, ID_ANNOTATION,
+    PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES,
 };
 
 use kustom_api::{resource, yaml, Error, Gvk, ResId, Value};
@@ -128,14 +128,19 @@ impl Site<'_> {
             Some(code) => format!("failed with exit status {code}"),
             None => "was killed by a signal".to_string(),
         };
-        Error::new(format!("{self} {status}{extra}{}", exec::stderr_tail(&out.stderr)))
+        Error::new(format!(
+            "{self} {status}{extra}{}",
+            exec::stderr_tail(&out.stderr)
+        ))
     }
 
     /// The error for STDOUT that does not parse.
     pub fn junk_error(&self, out: &exec::Output, why: &str) -> Error {
         Error::new(format!(
             "{self} wrote output that is not YAML (exit status {}): {why}{}{}",
-            out.status.map(|c| c.to_string()).unwrap_or_else(|| "none".into()),
+            out.status
+                .map(|c| c.to_string())
+                .unwrap_or_else(|| "none".into()),
             stdout_head(&out.stdout),
             exec::stderr_tail(&out.stderr)
         ))
@@ -149,7 +154,10 @@ fn stdout_head(stdout: &[u8]) -> String {
     if text.is_empty() {
         String::new()
     } else {
-        format!("\nstdout begins:\n  {}", text.lines().take(8).collect::<Vec<_>>().join("\n  "))
+        format!(
+            "\nstdout begins:\n  {}",
+            text.lines().take(8).collect::<Vec<_>>().join("\n  ")
+        )
     }
 }
 
@@ -168,7 +176,10 @@ pub fn group_of(config: &Value) -> String {
 impl Settings {
     /// The KEP plugin path for a group.
     pub fn kep_path(&self, group: &str) -> PathBuf {
-        self.config_home.join("kustomize").join("plugins").join(group)
+        self.config_home
+            .join("kustomize")
+            .join("plugins")
+            .join(group)
     }
 
     /// Find the plugin for a config object, listed by the kustomization
@@ -224,7 +235,10 @@ impl Settings {
             }
             return Ok(loc);
         }
-        let legacy = self.legacy_home.as_ref().map(|home| legacy::plugin_path(home, config));
+        let legacy = self
+            .legacy_home
+            .as_ref()
+            .map(|home| legacy::plugin_path(home, config));
         if let Some(path) = &legacy {
             match std::fs::metadata(path) {
                 Ok(m) if m.is_file() && is_executable(path) => {
@@ -241,7 +255,8 @@ impl Settings {
             }
         }
         let mut looked = vec![format!("KEP plugin {}", kep.display())];
-        looked.push("KRM function: no config.kubernetes.io/function annotation on the object".into());
+        looked
+            .push("KRM function: no config.kubernetes.io/function annotation on the object".into());
         match &legacy {
             Some(p) => looked.push(format!("legacy exec plugin {}", p.display())),
             None => looked.push(format!(
@@ -315,17 +330,28 @@ impl Settings {
         let env = [
             (ENV_LOAD_RESTRICTOR, self.load_restrictor.clone()),
             (ENV_KUSTOMIZATION, site.kust_file.display().to_string()),
-            (ENV_ENABLE_HELM, if self.enable_helm { "true" } else { "false" }.into()),
+            (
+                ENV_ENABLE_HELM,
+                if self.enable_helm { "true" } else { "false" }.into(),
+            ),
             (ENV_HELM_COMMAND, self.helm_command.clone()),
         ];
-        let out = exec::run(path, &self.args_for(loc, site.op), dir, &env, stdin, self.limits)
-            .map_err(|e| e.context(site))?;
+        let out = exec::run(
+            path,
+            &self.args_for(loc, site.op),
+            dir,
+            &env,
+            stdin,
+            self.limits,
+        )
+        .map_err(|e| e.context(site))?;
         match out.status {
             Some(0) => {}
             Some(EXIT_UNSUPPORTED) => return Ok(None),
             _ => return Err(site.status_error(&out, "")),
         }
-        let docs = protocol::read_stream(&out.stdout).map_err(|e| site.junk_error(&out, &e.message))?;
+        let docs =
+            protocol::read_stream(&out.stdout).map_err(|e| site.junk_error(&out, &e.message))?;
         Ok(Some(docs))
     }
 
@@ -383,7 +409,7 @@ impl Settings {
                                     || resource::annotation(d, protocol::LEGACY_BEHAVIOR).is_some()
                             }) {
                                 legacy::apply_generator_options(std::slice::from_mut(d))
-                                    .map_err(|e| e.context(&site))?;
+                                    .map_err(|e| e.context(site))?;
                             }
                             out.extend(docs)
                         }

@@ -81,7 +81,9 @@ fn list(config: &Value, key: &str) -> Result<Vec<String>, Error> {
                     .ok_or_else(|| Error::new(format!("{key}: entries must be strings (got {v})")))
             })
             .collect(),
-        Some(other) => Err(Error::new(format!("{key}: expected a list of strings (got {other})"))),
+        Some(other) => Err(Error::new(format!(
+            "{key}: expected a list of strings (got {other})"
+        ))),
     }
 }
 
@@ -91,7 +93,11 @@ impl Chart {
         let values_inline = match config.get("valuesInline") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m.clone(),
-            Some(other) => return Err(Error::new(format!("valuesInline: expected a mapping (got {other})"))),
+            Some(other) => {
+                return Err(Error::new(format!(
+                    "valuesInline: expected a mapping (got {other})"
+                )))
+            }
         };
         Ok(Chart {
             name: s(config, "name"),
@@ -117,7 +123,11 @@ impl Chart {
 
     /// The directory holding the chart directory.
     fn abs_chart_home(&self, root: &Path) -> PathBuf {
-        let home = if self.chart_home.is_empty() { "charts" } else { &self.chart_home };
+        let home = if self.chart_home.is_empty() {
+            "charts"
+        } else {
+            &self.chart_home
+        };
         let home = root.join(home);
         if !self.version.is_empty() && !self.repo.is_empty() {
             home.join(format!("{}-{}", self.name, self.version))
@@ -127,7 +137,12 @@ impl Chart {
     }
 
     /// `helm template …` arguments, in kustomize's order.
-    fn template_args(&self, chart_dir: &Path, values_file: &Path, extra_values: &[PathBuf]) -> Vec<String> {
+    fn template_args(
+        &self,
+        chart_dir: &Path,
+        values_file: &Path,
+        extra_values: &[PathBuf],
+    ) -> Vec<String> {
         let mut a = vec!["template".to_string()];
         if self.release_name.is_empty() {
             a.push("--generate-name".into());
@@ -182,10 +197,18 @@ impl TempDir {
             match std::fs::create_dir(&p) {
                 Ok(()) => return Ok(TempDir(p)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(Error::new(format!("cannot create tmp dir in {}: {e}", base.display()))),
+                Err(e) => {
+                    return Err(Error::new(format!(
+                        "cannot create tmp dir in {}: {e}",
+                        base.display()
+                    )))
+                }
             }
         }
-        Err(Error::new(format!("cannot create tmp dir in {}", base.display())))
+        Err(Error::new(format!(
+            "cannot create tmp dir in {}",
+            base.display()
+        )))
     }
 }
 
@@ -239,7 +262,10 @@ impl Helm {
     fn run(&self, args: &[String], config_home: &Path) -> Result<Vec<u8>, Error> {
         let env = [
             ("HELM_CONFIG_HOME", config_home.display().to_string()),
-            ("HELM_CACHE_HOME", format!("{}/.cache", config_home.display())),
+            (
+                "HELM_CACHE_HOME",
+                format!("{}/.cache", config_home.display()),
+            ),
             ("HELM_DATA_HOME", format!("{}/.data", config_home.display())),
         ];
         let out = Command::new(&self.command)
@@ -260,7 +286,9 @@ impl Helm {
                 "unable to run: '{} {}' with env={:?}: {}: {}",
                 self.command,
                 args.join(" "),
-                env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+                env.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>(),
                 out.status,
                 stderr.trim_end()
             )));
@@ -271,7 +299,10 @@ impl Helm {
     /// The major version `helm version -c --short` reports; helm 3 (what
     /// kustomize v5.5.0 requires) and 4 are accepted.
     fn check_version(&self, config_home: &Path) -> Result<(), Error> {
-        let out = self.run(&["version".into(), "-c".into(), "--short".into()], config_home)?;
+        let out = self.run(
+            &["version".into(), "-c".into(), "--short".into()],
+            config_home,
+        )?;
         let text = String::from_utf8_lossy(&out);
         let re = regex::Regex::new(r"v?\d+(\.\d+)+").map_err(|e| Error::new(e.to_string()))?;
         let v = re
@@ -280,7 +311,9 @@ impl Helm {
             .ok_or_else(|| Error::new(format!("cannot find version string in {text}")))?;
         let major = v.split('.').next().unwrap_or("");
         if major != "3" && major != "4" {
-            return Err(Error::new(format!("this plugin requires helm V3 (or V4) but got v{v}")));
+            return Err(Error::new(format!(
+                "this plugin requires helm V3 (or V4) but got v{v}"
+            )));
         }
         Ok(())
     }
@@ -291,9 +324,15 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
     if chart.name.is_empty() {
         return Err(Error::new("chart name cannot be empty"));
     }
-    let merge = if chart.values_merge.is_empty() { "override" } else { chart.values_merge.as_str() };
+    let merge = if chart.values_merge.is_empty() {
+        "override"
+    } else {
+        chart.values_merge.as_str()
+    };
     if !["merge", "override", "replace"].contains(&merge) {
-        return Err(Error::new("valuesMerge must be one of [merge override replace]"));
+        return Err(Error::new(
+            "valuesMerge must be one of [merge override replace]",
+        ));
     }
     let home = chart.abs_chart_home(&ctx.root);
     let values_file = if chart.values_file.is_empty() {
@@ -303,7 +342,8 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
     };
     let mut extra = Vec::new();
     for f in &chart.additional_values_files {
-        ctx.resolve(f).map_err(|e| e.context("could not load additionalValuesFile"))?;
+        ctx.resolve(f)
+            .map_err(|e| e.context("could not load additionalValuesFile"))?;
         extra.push(ctx.root.join(f));
     }
     let tmp = TempDir::new()?;
@@ -321,9 +361,18 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
                 chart_dir.display()
             )));
         }
-        let mut pull = vec!["pull".to_string(), "--untar".into(), "--untardir".into(), home.display().to_string()];
+        let mut pull = vec![
+            "pull".to_string(),
+            "--untar".into(),
+            "--untardir".into(),
+            home.display().to_string(),
+        ];
         if chart.repo.starts_with("oci://") {
-            pull.push(format!("{}/{}", chart.repo.trim_end_matches('/'), chart.name));
+            pull.push(format!(
+                "{}/{}",
+                chart.repo.trim_end_matches('/'),
+                chart.name
+            ));
         } else {
             pull.extend(["--repo".into(), chart.repo.clone(), chart.name.clone()]);
         }
@@ -346,7 +395,12 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
             ("replace", _) | (_, None) => inline,
             (m, Some(text)) => {
                 let file = yaml::parse_stream(&text)
-                    .map_err(|e| e.context(format!("could not parse values file {} into rnode", values_file.display())))?
+                    .map_err(|e| {
+                        e.context(format!(
+                            "could not parse values file {} into rnode",
+                            values_file.display()
+                        ))
+                    })?
                     .into_iter()
                     .next()
                     .unwrap_or_else(|| Value::Object(Map::new()));
@@ -360,15 +414,23 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
         yaml::to_yaml(&merged)
     };
     let values_path = tmp.0.join(format!("{}-kustomize-values.yaml", chart.name));
-    std::fs::write(&values_path, values_out)
-        .map_err(|e| Error::new(format!("failed to write values file {}: {e}", values_path.display())))?;
-    let stdout = helm.run(&chart.template_args(&chart_dir, &values_path, &extra), &config_home)?;
+    std::fs::write(&values_path, values_out).map_err(|e| {
+        Error::new(format!(
+            "failed to write values file {}: {e}",
+            values_path.display()
+        ))
+    })?;
+    let stdout = helm.run(
+        &chart.template_args(&chart_dir, &values_path, &extra),
+        &config_home,
+    )?;
     let text = String::from_utf8_lossy(&stdout);
     let docs = match yaml::parse_stream(&text) {
         Ok(d) => d,
         // helm may print messages before the first document.
         Err(e) => match text.find("\n---") {
-            Some(i) => yaml::parse_stream(&text[i + 1..]).map_err(|e| e.context("error reading helm output"))?,
+            Some(i) => yaml::parse_stream(&text[i + 1..])
+                .map_err(|e| e.context("error reading helm output"))?,
             None => return Err(e.context("could not parse helm output into resources")),
         },
     };
@@ -379,7 +441,11 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
             Value::Null => continue,
             Value::Object(m) if m.is_empty() => continue,
             Value::Object(_) => {}
-            other => return Err(Error::new(format!("helm output holds a document that is not a mapping: {other}"))),
+            other => {
+                return Err(Error::new(format!(
+                    "helm output holds a document that is not a mapping: {other}"
+                )))
+            }
         }
         if resource::kind(&d).ends_with("List") {
             if let Some(Value::Array(items)) = d.get("items") {
@@ -412,7 +478,10 @@ mod tests {
             json!({"a": 1, "m": {"x": 1, "y": 3, "z": 4}, "l": [9], "new": "n"})
         );
         // merge: the file wins where both set a value.
-        assert_eq!(merge2(&json!({"m": {"y": 2}}), &json!({"m": {"y": 3, "z": 4}})), json!({"m": {"y": 2, "z": 4}}));
+        assert_eq!(
+            merge2(&json!({"m": {"y": 2}}), &json!({"m": {"y": 3, "z": 4}})),
+            json!({"m": {"y": 2, "z": 4}})
+        );
     }
 
     #[test]
@@ -422,16 +491,30 @@ mod tests {
             "skipTests": true, "skipHooks": true, "apiVersions": ["a/v1"], "kubeVersion": "1.29",
             "additionalValuesFiles": ["x.yaml"]}))
         .expect("config");
-        let args = c.template_args(Path::new("/c/app"), Path::new("/t/v.yaml"), &[PathBuf::from("/k/x.yaml")]);
+        let args = c.template_args(
+            Path::new("/c/app"),
+            Path::new("/t/v.yaml"),
+            &[PathBuf::from("/k/x.yaml")],
+        );
         assert_eq!(
             args.join(" "),
             "template r /c/app --namespace ns -f /t/v.yaml -f /k/x.yaml --api-versions a/v1 --kube-version 1.29 --include-crds --skip-tests --no-hooks"
         );
         let g = Chart::from_config(&json!({"name": "app"})).expect("config");
-        assert_eq!(g.template_args(Path::new("/c/app"), Path::new("/v"), &[])[1], "--generate-name");
-        assert_eq!(g.abs_chart_home(Path::new("/k")), PathBuf::from("/k/charts"));
-        let v = Chart::from_config(&json!({"name": "app", "version": "1.0", "repo": "https://x"})).expect("config");
-        assert_eq!(v.abs_chart_home(Path::new("/k")), PathBuf::from("/k/charts/app-1.0"));
+        assert_eq!(
+            g.template_args(Path::new("/c/app"), Path::new("/v"), &[])[1],
+            "--generate-name"
+        );
+        assert_eq!(
+            g.abs_chart_home(Path::new("/k")),
+            PathBuf::from("/k/charts")
+        );
+        let v = Chart::from_config(&json!({"name": "app", "version": "1.0", "repo": "https://x"}))
+            .expect("config");
+        assert_eq!(
+            v.abs_chart_home(Path::new("/k")),
+            PathBuf::from("/k/charts/app-1.0")
+        );
     }
 
     #[test]

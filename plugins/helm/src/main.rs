@@ -42,7 +42,12 @@ const EXIT_UNSUPPORTED: i32 = 127;
 /// A `Chart` object as the builtin generator's chart description.
 fn chart_of(config: &Value) -> Result<Chart, Error> {
     let spec = config.get("spec").cloned().unwrap_or(Value::Null);
-    let field = |k: &str| spec.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let field = |k: &str| {
+        spec.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     let chart_path = field("chart");
     if chart_path.is_empty() {
         return Err(Error::new("spec.chart (the chart directory) is required"));
@@ -106,7 +111,9 @@ fn generate(input: &[u8]) -> Result<Vec<u8>, Error> {
     }) {
         let what = format!("{} {:?}", resource::kind(config), resource::name(config));
         if resource::kind(config) != "Chart" {
-            return Err(Error::new(format!("{GROUP}: unknown kind in {what}; the kind is Chart")));
+            return Err(Error::new(format!(
+                "{GROUP}: unknown kind in {what}; the kind is Chart"
+            )));
         }
         let chart = chart_of(config).map_err(|e| e.context(&what))?;
         out.extend(inflate(&chart, &ctx, &helm).map_err(|e| e.context(&what))?);
@@ -127,7 +134,11 @@ fn main() {
             match result {
                 Ok(bytes) => {
                     let mut stdout = std::io::stdout().lock();
-                    if stdout.write_all(&bytes).and_then(|_| stdout.flush()).is_err() {
+                    if stdout
+                        .write_all(&bytes)
+                        .and_then(|_| stdout.flush())
+                        .is_err()
+                    {
                         1
                     } else {
                         0
@@ -165,7 +176,10 @@ mod tests {
         assert_eq!(c.additional_values_files, vec!["p.yaml"]);
         assert!(c.include_crds);
         assert_eq!(c.values_inline.get("a"), Some(&json!(1)));
-        let bare = chart_of(&json!({"kind": "Chart", "metadata": {"name": "x"}, "spec": {"chart": "webapp"}})).expect("chart");
+        let bare = chart_of(
+            &json!({"kind": "Chart", "metadata": {"name": "x"}, "spec": {"chart": "webapp"}}),
+        )
+        .expect("chart");
         assert_eq!(bare.chart_home, ".");
         assert!(chart_of(&json!({"kind": "Chart", "metadata": {"name": "x"}})).is_err());
     }
