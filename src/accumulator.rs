@@ -151,8 +151,11 @@ impl Accumulator {
 }
 
 /// kustomize's CopyMergeMetaDataFieldsFrom: `new` keeps `old`'s name and
-/// namespace, labels and annotations are merged (new wins).
+/// namespace; labels and annotations are merged (new wins), except build
+/// annotations, which come from `old` only — and the hash-suffix request
+/// survives only when `new` asks for it too.
 fn copy_merge_metadata(new: &mut Value, old: &Value) {
+    use kustom_api::protocol::BUILD_ANNOTATIONS;
     let keep_hash = resource::annotation(new, NEEDS_HASH_SUFFIX).is_some();
     for field in ["labels", "annotations"] {
         let mut merged = resource::get_at(old, &["metadata", field])
@@ -161,6 +164,9 @@ fn copy_merge_metadata(new: &mut Value, old: &Value) {
             .unwrap_or_default();
         if let Some(mine) = resource::get_at(new, &["metadata", field]).and_then(Value::as_object) {
             for (k, v) in mine {
+                if field == "annotations" && BUILD_ANNOTATIONS.contains(&k.as_str()) {
+                    continue;
+                }
                 merged.insert(k.clone(), v.clone());
             }
         }
@@ -212,9 +218,7 @@ pub fn merge_vars(vars: &mut Vec<Value>, more: Vec<Value>) -> Result<(), Error> 
             .iter()
             .any(|x| x.get("name").and_then(Value::as_str) == Some(name))
         {
-            return Err(Error::new(format!(
-                "var '{name}' already encountered"
-            )));
+            return Err(Error::new(format!("var '{name}' already encountered")));
         }
         vars.push(v);
     }

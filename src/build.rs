@@ -65,7 +65,7 @@ impl Builder {
         let dir = canonical_dir(dir)?;
         let target = load_target(&dir)?;
         // A Component at the top is built like a Kustomization (as kustomize does).
-        let acc = self.accumulate_target(&target, Accumulator::new(), &[dir.clone()])?;
+        let acc = self.accumulate_target(&target, Accumulator::new(), std::slice::from_ref(&dir))?;
         // Hash suffixes and name references only matter when something was
         // generated or renamed; otherwise the finishing call is skipped.
         let resources = if !acc.vars.is_empty() || acc.resources.iter().any(needs_finishing) {
@@ -120,8 +120,12 @@ impl Builder {
         gens.extend(self.plugin_configs(t, &k.generators, stack)?);
         if !gens.is_empty() {
             let generated = self.settings.generate(&gens, &t.dir, &t.file)?;
-            acc.absorb_all(generated)
-                .map_err(|e| e.context(format!("merging generated resources in {}", t.file.display())))?;
+            acc.absorb_all(generated).map_err(|e| {
+                e.context(format!(
+                    "merging generated resources in {}",
+                    t.file.display()
+                ))
+            })?;
             // KEP: generators may also transform; 127 means they don't.
             let external: Vec<Value> = gens
                 .iter()
@@ -143,8 +147,8 @@ impl Builder {
                 .map_err(|e| e.context("accumulating components"))?;
         }
         // Transformers: builtin fields in kustomize's order, then `transformers:`.
-        let mut ts = plan::builtin_transformers(k, &acc.config)
-            .map_err(|e| e.context(t.file.display()))?;
+        let mut ts =
+            plan::builtin_transformers(k, &acc.config).map_err(|e| e.context(t.file.display()))?;
         ts.extend(self.plugin_configs(t, &k.transformers, stack)?);
         if !ts.is_empty() {
             let rs = std::mem::take(&mut acc.resources);
@@ -154,15 +158,23 @@ impl Builder {
         // Validators must not change anything.
         let vs = self.plugin_configs(t, &k.validators, stack)?;
         if !vs.is_empty() {
-            let out = self
-                .settings
-                .transform(&vs, acc.resources.clone(), &t.dir, &t.file, false)?;
+            let out =
+                self.settings
+                    .transform(&vs, acc.resources.clone(), &t.dir, &t.file, false)?;
             if out != acc.resources {
                 return Err(Error::new(format!(
                     "validator shouldn't modify the resource map (validators of {})",
                     t.file.display()
                 )));
             }
+        }
+        // kustomize matches each kustomization's vars against the resources
+        // accumulated so far (MergeVars); the matches travel as annotations.
+        if !k.vars.is_empty() {
+            let m = plan::var_matching(&k.vars);
+            let rs = std::mem::take(&mut acc.resources);
+            let rs = self.settings.transform(&[m], rs, &t.dir, &t.file, false)?;
+            acc.set_resources(rs);
         }
         merge_vars(&mut acc.vars, k.vars.clone())
             .map_err(|e| e.context(format!("merging vars of {}", t.file.display())))?;
@@ -233,7 +245,10 @@ impl Builder {
         for (entry, path) in entries.into_iter().zip(paths) {
             match entry {
                 Entry::File(rs) => acc.append_all(rs).map_err(|e| {
-                    e.context(format!("merging resources from '{path}' (in {})", t.file.display()))
+                    e.context(format!(
+                        "merging resources from '{path}' (in {})",
+                        t.file.display()
+                    ))
                 })?,
                 Entry::Dir(d) => {
                     let sub = built.pop().expect("one build per directory")?;
@@ -295,7 +310,10 @@ impl Builder {
         }
         let dir = canonical_dir(&full)?;
         if stack.contains(&dir) {
-            return Err(Error::new(format!("cycle detected at component {}", dir.display())));
+            return Err(Error::new(format!(
+                "cycle detected at component {}",
+                dir.display()
+            )));
         }
         let t = load_target(&dir)?;
         if !t.kust.is_component() {
@@ -361,8 +379,13 @@ impl Builder {
     fn read_file(&self, t: &Target, rel: &str) -> Result<String, Error> {
         let full = t.dir.join(rel);
         let real = self.check_restriction(t, &full, rel)?;
-        std::fs::read_to_string(&real)
-            .map_err(|e| Error::new(format!("reading {} (named in {}): {e}", real.display(), t.file.display())))
+        std::fs::read_to_string(&real).map_err(|e| {
+            Error::new(format!(
+                "reading {} (named in {}): {e}",
+                real.display(),
+                t.file.display()
+            ))
+        })
     }
 }
 
@@ -397,7 +420,11 @@ fn parse_inline(entry: &str) -> Option<Vec<Value>> {
         return None;
     }
     let docs = yaml::parse_stream(entry).ok()?;
-    if docs.is_empty() || !docs.iter().all(|d| d.is_object() && !resource::kind(d).is_empty()) {
+    if docs.is_empty()
+        || !docs
+            .iter()
+            .all(|d| d.is_object() && !resource::kind(d).is_empty())
+    {
         return None;
     }
     Some(docs)
@@ -408,8 +435,14 @@ fn parse_inline(entry: &str) -> Option<Vec<Value>> {
 pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Vec<Value>, Error> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::new(format!("reading {}: {e}", path.display())))?;
-    let where_ = || format!("accumulating resources from '{rel}' (listed in {})", kust_file.display());
-    let docs = yaml::parse_stream(&text).map_err(|e| e.context(path.display()).context(where_()))?;
+    let where_ = || {
+        format!(
+            "accumulating resources from '{rel}' (listed in {})",
+            kust_file.display()
+        )
+    };
+    let docs =
+        yaml::parse_stream(&text).map_err(|e| e.context(path.display()).context(where_()))?;
     let mut out = Vec::with_capacity(docs.len());
     let mut queue: std::collections::VecDeque<Value> = docs.into();
     while let Some(doc) = queue.pop_front() {
@@ -427,7 +460,9 @@ pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Ve
         }
         let kind = resource::kind(&doc).to_string();
         if kind.is_empty() {
-            return Err(Error::new(format!("{}: missing kind in object", path.display())).context(where_()));
+            return Err(
+                Error::new(format!("{}: missing kind in object", path.display())).context(where_()),
+            );
         }
         if kind.ends_with("List") {
             match doc.get("items") {
@@ -461,7 +496,8 @@ pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Ve
 /// references to it must follow.
 fn needs_finishing(r: &Value) -> bool {
     use kustom_api::protocol::{NEEDS_HASH_SUFFIX, PREVIOUS_NAMES};
-    resource::annotation(r, NEEDS_HASH_SUFFIX).is_some() || resource::annotation(r, PREVIOUS_NAMES).is_some()
+    resource::annotation(r, NEEDS_HASH_SUFFIX).is_some()
+        || resource::annotation(r, PREVIOUS_NAMES).is_some()
 }
 
 /// Drop objects annotated `config.kubernetes.io/local-config` (unless "false").

@@ -10,8 +10,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// kustomize's version that kustom reproduces (for `--enable-managedby-label`).
+/// kustomize's version that kustom reproduces.
 pub const KUSTOMIZE_VERSION: &str = "v5.5.0";
+/// The version `kubectl kustomize` v5.5.0 writes into the managed-by label:
+/// kubectl's embedded kustomize reports itself as `(devel)`.
+pub const MANAGED_BY_VERSION: &str = "(devel)";
 
 /// kustom: `kustomize build` as an exec-plugin host.
 #[derive(Parser, Debug)]
@@ -90,7 +93,10 @@ pub fn main() -> i32 {
     init_logging(cli.verbose);
     match cli.command {
         Command::Version => {
-            println!("kustom {} (kustomize {KUSTOMIZE_VERSION} compatible)", env!("CARGO_PKG_VERSION"));
+            println!(
+                "kustom {} (kustomize {KUSTOMIZE_VERSION} compatible)",
+                env!("CARGO_PKG_VERSION")
+            );
             0
         }
         Command::BuiltinPlugin { subcommand } => kustom_builtin::run(vec![subcommand]),
@@ -174,18 +180,28 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
     let built = builder.build(&args.dir)?;
     let mut resources = built.resources;
     output::sort(&mut resources, &built.top, reorder)?;
-    if args.enable_managedby_label || built.top.build_metadata.iter().any(|m| m == "managedByLabel") {
+    if args.enable_managedby_label
+        || built
+            .top
+            .build_metadata
+            .iter()
+            .any(|m| m == "managedByLabel")
+    {
         let label = serde_json::json!({
             "apiVersion": "builtin",
             "kind": "LabelTransformer",
             "metadata": {"name": "managedByLabel"},
-            "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{KUSTOMIZE_VERSION}")},
+            "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{MANAGED_BY_VERSION}")},
             "fieldSpecs": [{"path": "metadata/labels", "create": true}],
         });
         let dir = args.dir.canonicalize().unwrap_or_else(|_| args.dir.clone());
-        resources = builder
-            .settings
-            .transform(&[label], resources, &dir, &dir.join("kustomization.yaml"), false)?;
+        resources = builder.settings.transform(
+            &[label],
+            resources,
+            &dir,
+            &dir.join("kustomization.yaml"),
+            false,
+        )?;
     }
     output::strip_build_annotations(&mut resources, &built.top);
     match &args.output {

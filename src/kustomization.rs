@@ -311,6 +311,8 @@ impl Kustomization {
                 file.display()
             )));
         }
+        let mut value = value;
+        fold_field_case(&mut value);
         let mut k: Kustomization = serde_json::from_value(value).map_err(|e| {
             Error::new(format!(
                 "invalid Kustomization {}: {e}; fix or remove the field (see the kustomization reference)",
@@ -376,5 +378,117 @@ impl Kustomization {
             errs.push(format!("apiVersion for {} should be {required}", self.kind));
         }
         errs
+    }
+}
+
+/// The kustomization's top-level fields, and the fields of its typed entries.
+const TOP_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "openapi",
+    "namePrefix",
+    "nameSuffix",
+    "namespace",
+    "commonLabels",
+    "labels",
+    "commonAnnotations",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "patches",
+    "images",
+    "imageTags",
+    "replacements",
+    "replicas",
+    "vars",
+    "sortOptions",
+    "resources",
+    "components",
+    "crds",
+    "bases",
+    "configMapGenerator",
+    "secretGenerator",
+    "helmGlobals",
+    "helmCharts",
+    "helmChartInflationGenerator",
+    "generatorOptions",
+    "configurations",
+    "generators",
+    "transformers",
+    "validators",
+    "buildMetadata",
+];
+const LABEL_FIELDS: &[&str] = &["pairs", "includeSelectors", "includeTemplates", "fields"];
+const PATCH_FIELDS: &[&str] = &["path", "patch", "target", "options"];
+const IMAGE_FIELDS: &[&str] = &["name", "newName", "newTag", "digest", "tagSuffix"];
+const REPLICA_FIELDS: &[&str] = &["name", "count"];
+const GENERATOR_FIELDS: &[&str] = &[
+    "name",
+    "namespace",
+    "behavior",
+    "literals",
+    "files",
+    "envs",
+    "env",
+    "options",
+    "type",
+];
+const OPTION_FIELDS: &[&str] = &[
+    "labels",
+    "annotations",
+    "disableNameSuffixHash",
+    "immutable",
+];
+
+/// kustomize decodes kustomizations with Go's encoding/json, which matches
+/// field names case-insensitively (`nameprefix:` works): fold known names
+/// to their canonical spelling before strict decoding.
+fn fold_field_case(value: &mut Value) {
+    fold_keys(value, TOP_FIELDS);
+    let Some(map) = value.as_object_mut() else {
+        return;
+    };
+    for (field, names) in [
+        ("labels", LABEL_FIELDS),
+        ("patches", PATCH_FIELDS),
+        ("patchesJson6902", PATCH_FIELDS),
+        ("images", IMAGE_FIELDS),
+        ("imageTags", IMAGE_FIELDS),
+        ("replicas", REPLICA_FIELDS),
+        ("configMapGenerator", GENERATOR_FIELDS),
+        ("secretGenerator", GENERATOR_FIELDS),
+    ] {
+        if let Some(Value::Array(items)) = map.get_mut(field) {
+            for item in items {
+                fold_keys(item, names);
+                if let Some(opts) = item.get_mut("options") {
+                    if field.ends_with("Generator") {
+                        fold_keys(opts, OPTION_FIELDS);
+                    }
+                }
+            }
+        }
+    }
+    if let Some(opts) = map.get_mut("generatorOptions") {
+        fold_keys(opts, OPTION_FIELDS);
+    }
+}
+
+/// Rename keys of `value` that equal one of `names` ignoring ASCII case.
+fn fold_keys(value: &mut Value, names: &[&str]) {
+    let Some(map) = value.as_object_mut() else {
+        return;
+    };
+    if map.keys().all(|k| names.contains(&k.as_str())) {
+        return;
+    }
+    let old = std::mem::take(map);
+    for (k, v) in old {
+        let key = names
+            .iter()
+            .find(|n| n.eq_ignore_ascii_case(&k))
+            .map_or(k, |n| n.to_string());
+        // Go's decoder lets a later spelling win.
+        map.insert(key, v);
     }
 }

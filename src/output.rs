@@ -33,7 +33,10 @@ const ORDER_FIRST: &[&str] = &[
     "PodDisruptionBudget",
 ];
 /// …and these last.
-const ORDER_LAST: &[&str] = &["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+const ORDER_LAST: &[&str] = &[
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
 
 /// `--reorder`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +50,11 @@ pub enum Reorder {
 }
 
 /// Order resources per `sortOptions` or `--reorder` (the kustomization wins).
-pub fn sort(resources: &mut Vec<Value>, top: &Kustomization, reorder: Reorder) -> Result<(), Error> {
+pub fn sort(
+    resources: &mut Vec<Value>,
+    top: &Kustomization,
+    reorder: Reorder,
+) -> Result<(), Error> {
     if let Some(opts) = &top.sort_options {
         let order = opts.get("order").and_then(Value::as_str).unwrap_or("fifo");
         let legacy = opts.get("legacySortOptions");
@@ -119,7 +126,13 @@ fn legacy_sort<S: AsRef<str>>(resources: &mut Vec<Value>, first: &[S], last: &[S
 }
 
 fn gvk_sort_string(g: &Gvk) -> String {
-    let or = |s: &str, d: &str| if s.is_empty() { d.to_string() } else { s.to_string() };
+    let or = |s: &str, d: &str| {
+        if s.is_empty() {
+            d.to_string()
+        } else {
+            s.to_string()
+        }
+    };
     format!(
         "{}_{}_{}",
         or(&g.group, "~G"),
@@ -129,7 +142,11 @@ fn gvk_sort_string(g: &Gvk) -> String {
 }
 
 fn id_sort_string(id: &ResId) -> String {
-    let ns = if id.namespace.is_empty() { "~X" } else { &id.namespace };
+    let ns = if id.namespace.is_empty() {
+        "~X"
+    } else {
+        &id.namespace
+    };
     let name = if id.name.is_empty() { "~N" } else { &id.name };
     format!("{}|{ns}|{name}", id.gvk)
 }
@@ -152,6 +169,19 @@ pub fn strip_build_annotations(resources: &mut [Value], top: &Kustomization) {
         if let Some(map) = annos.as_object_mut() {
             for key in BUILD_ANNOTATIONS {
                 map.shift_remove(*key);
+            }
+            // kustomize rewrites the annotations as a string map at the end,
+            // so `port: 8080` comes out as `port: "8080"`.
+            for v in map.values_mut() {
+                match v {
+                    Value::String(_) => {}
+                    Value::Null => *v = Value::String(String::new()),
+                    Value::Bool(b) => *v = Value::String(b.to_string()),
+                    Value::Number(n) => *v = Value::String(n.to_string()),
+                    other => {
+                        *other = Value::String(serde_json::to_string(other).unwrap_or_default())
+                    }
+                }
             }
             if !keep_origin {
                 map.shift_remove(ORIGIN);

@@ -45,7 +45,9 @@ fn merge_options(
         out.labels.entry(k.clone()).or_insert_with(|| v.clone());
     }
     for (k, v) in &global.annotations {
-        out.annotations.entry(k.clone()).or_insert_with(|| v.clone());
+        out.annotations
+            .entry(k.clone())
+            .or_insert_with(|| v.clone());
     }
     out.disable_name_suffix_hash |= global.disable_name_suffix_hash;
     out.immutable |= global.immutable;
@@ -126,7 +128,10 @@ fn split_helm_parameters(old: &[Value]) -> (Vec<Value>, Value) {
 /// The builtin transformer configs of a kustomization, in kustomize's
 /// order: PatchStrategicMerge, Patch, Namespace, Prefix, Suffix, Label,
 /// Annotations, PatchJson6902, ReplicaCount, ImageTag, Replacement.
-pub fn builtin_transformers(k: &Kustomization, tc: &TransformerConfig) -> Result<Vec<Value>, Error> {
+pub fn builtin_transformers(
+    k: &Kustomization,
+    tc: &TransformerConfig,
+) -> Result<Vec<Value>, Error> {
     let mut out = Vec::new();
     if !k.patches_strategic_merge.is_empty() {
         out.push(builtin(
@@ -136,7 +141,11 @@ pub fn builtin_transformers(k: &Kustomization, tc: &TransformerConfig) -> Result
         ));
     }
     for (i, p) in k.patches.iter().enumerate() {
-        out.push(builtin("PatchTransformer", &format!("patches-{i}"), to_value(p)));
+        out.push(builtin(
+            "PatchTransformer",
+            &format!("patches-{i}"),
+            to_value(p),
+        ));
     }
     if !k.namespace.is_empty() {
         let mut v = builtin(
@@ -168,7 +177,12 @@ pub fn builtin_transformers(k: &Kustomization, tc: &TransformerConfig) -> Result
                 .map_err(|e| Error::new(format!("labels[{i}].fields: {e}")))?;
             custom.push(spec);
         }
-        let fs = label_field_specs_with(&custom, label.include_selectors, label.include_templates, tc)?;
+        let fs = label_field_specs_with(
+            &custom,
+            label.include_selectors,
+            label.include_templates,
+            tc,
+        )?;
         out.push(builtin(
             "LabelTransformer",
             &format!("labels-{i}"),
@@ -246,8 +260,18 @@ pub fn finishing_transformers(tc: &TransformerConfig, vars: &[Value]) -> Vec<Val
         out.push(builtin(
             "RefVarTransformer",
             "vars",
-            json!({ "vars": vars, "fieldSpecs": specs(&tc.var_reference) }),
+            json!({ "phase": "resolve", "vars": vars, "fieldSpecs": specs(&tc.var_reference) }),
         ));
     }
     out
+}
+
+/// kustomize's MergeVars step: record which resource each of one
+/// kustomization's vars names, before the tree is merged upward.
+pub fn var_matching(vars: &[Value]) -> Value {
+    builtin(
+        "RefVarTransformer",
+        "vars",
+        json!({ "phase": "match", "vars": vars }),
+    )
 }

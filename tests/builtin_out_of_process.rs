@@ -36,17 +36,29 @@ fn install_logging_wrapper(config_home: &Path, log: &Path) -> PathBuf {
 
 #[test]
 fn wrapper_sees_builtin_calls_and_output_is_unchanged() {
-    let overlay = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/components/overlays/community");
+    let overlay =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/components/overlays/community");
     let plain_home = tempfile::tempdir().expect("temp");
     let plain = kustom(&overlay, plain_home.path());
-    assert!(plain.status.success(), "{}", String::from_utf8_lossy(&plain.stderr));
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
 
     let home = tempfile::tempdir().expect("temp");
     let log = home.path().join("calls.log");
     install_logging_wrapper(home.path(), &log);
     let wrapped = kustom(&overlay, home.path());
-    assert!(wrapped.status.success(), "{}", String::from_utf8_lossy(&wrapped.stderr));
-    assert_eq!(plain.stdout, wrapped.stdout, "output changed under the wrapper");
+    assert!(
+        wrapped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&wrapped.stderr)
+    );
+    assert_eq!(
+        plain.stdout, wrapped.stdout,
+        "output changed under the wrapper"
+    );
 
     let calls = std::fs::read_to_string(&log).expect("wrapper was called");
     let lines: Vec<&str> = calls.lines().collect();
@@ -61,11 +73,7 @@ fn resources_only_tree_makes_no_plugin_call() {
     let top = tree.path().join("top");
     std::fs::create_dir_all(&base).expect("mkdir");
     std::fs::create_dir_all(&top).expect("mkdir");
-    std::fs::write(
-        base.join("kustomization.yaml"),
-        "resources:\n- cm.yaml\n",
-    )
-    .expect("write");
+    std::fs::write(base.join("kustomization.yaml"), "resources:\n- cm.yaml\n").expect("write");
     std::fs::write(
         base.join("cm.yaml"),
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: b\n",
@@ -77,10 +85,18 @@ fn resources_only_tree_makes_no_plugin_call() {
     let log = home.path().join("calls.log");
     install_logging_wrapper(home.path(), &log);
     let out = kustom(&top, home.path());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "apiVersion: v1\ndata:\n  a: b\nkind: ConfigMap\nmetadata:\n  name: settings\n"
     );
-    assert!(!log.exists(), "a plugin was called: {:?}", std::fs::read_to_string(&log));
+    assert!(
+        !log.exists(),
+        "a plugin was called: {:?}",
+        std::fs::read_to_string(&log)
+    );
 }

@@ -9,9 +9,12 @@ use std::process::Command;
 
 fn corpus() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [root.join("../shared/conformance"), root.join("shared/conformance")]
-        .into_iter()
-        .find(|p| p.join("run").is_file())
+    [
+        root.join("../shared/conformance"),
+        root.join("shared/conformance"),
+    ]
+    .into_iter()
+    .find(|p| p.join("run").is_file())
 }
 
 fn known_failures() -> BTreeMap<String, String> {
@@ -21,7 +24,10 @@ fn known_failures() -> BTreeMap<String, String> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| match l.split_once(char::is_whitespace) {
-            Some((name, why)) => (name.to_string(), why.trim().trim_start_matches('#').trim().to_string()),
+            Some((name, why)) => (
+                name.to_string(),
+                why.trim().trim_start_matches('#').trim().to_string(),
+            ),
             None => (l.to_string(), String::new()),
         })
         .collect()
@@ -43,7 +49,8 @@ fn conformance_corpus() {
         .expect("run python3 conformance runner");
     assert!(status.success(), "conformance runner failed to run");
     let verdicts: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out_json.path()).expect("read verdicts")).expect("verdict JSON");
+        serde_json::from_slice(&std::fs::read(out_json.path()).expect("read verdicts"))
+            .expect("verdict JSON");
     let known = known_failures();
     let mut unexpected = Vec::new();
     let mut now_passing = Vec::new();

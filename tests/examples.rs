@@ -23,8 +23,14 @@ fn kustom_build(dir: &Path) -> String {
 }
 
 fn kubectl_kustomize(dir: &Path) -> Option<String> {
-    let out = Command::new("kubectl").arg("kustomize").arg(dir).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    let out = Command::new("kubectl")
+        .arg("kustomize")
+        .arg(dir)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 #[test]
@@ -35,9 +41,15 @@ fn components_overlays_match_reference() {
         let got = kustom_build(&dir);
         let want = std::fs::read_to_string(root.join("expected").join(format!("{overlay}.yaml")))
             .expect("expected output");
-        assert_eq!(got, want, "overlay {overlay} differs from expected/{overlay}.yaml");
+        assert_eq!(
+            got, want,
+            "overlay {overlay} differs from expected/{overlay}.yaml"
+        );
         match kubectl_kustomize(&dir) {
-            Some(live) => assert_eq!(got, live, "overlay {overlay} differs from kubectl kustomize"),
+            Some(live) => assert_eq!(
+                got, live,
+                "overlay {overlay} differs from kubectl kustomize"
+            ),
             None => eprintln!("kubectl not available: live comparison of {overlay} skipped"),
         }
     }

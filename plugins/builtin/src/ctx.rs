@@ -48,7 +48,10 @@ impl Ctx {
             let real = path
                 .canonicalize()
                 .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
-            let root = self.root.canonicalize().unwrap_or_else(|_| self.root.clone());
+            let root = self
+                .root
+                .canonicalize()
+                .unwrap_or_else(|_| self.root.clone());
             if !real.starts_with(&root) {
                 return Err(Error::new(format!(
                     "security; file '{}' is not in or below '{}'",

@@ -55,7 +55,10 @@ pub fn run_with(subcommand: &str, input: &[u8], ctx: &Ctx) -> Result<Option<Vec<
         }
         "transform" => {
             // Builtin generators need no transformation (KEP: 127 = not supported).
-            if configs.iter().all(|c| generator(resource::kind(c)).is_some()) {
+            if configs
+                .iter()
+                .all(|c| generator(resource::kind(c)).is_some())
+            {
                 return Ok(None);
             }
             let mut resources = resources;

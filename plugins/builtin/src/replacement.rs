@@ -63,7 +63,8 @@ struct Selector {
 #[derive(Debug, Clone, Default, PartialEq)]
 struct TargetSpec {
     select: Option<Selector>,
-    reject: Vec<Selector>,
+    /// `None` for a null entry, which crashes kustomize when it is used.
+    reject: Vec<Option<Selector>>,
     field_paths: Vec<String>,
     options: Option<Options>,
 }
@@ -77,7 +78,8 @@ struct Options {
 }
 
 impl Options {
-    fn delimiter(options: Option<&Options>) -> Option<&Options> {
+    /// The options when they split at a delimiter (an empty one does not).
+    fn splitting(options: Option<&Options>) -> Option<&Options> {
         options.filter(|o| !o.delimiter.is_empty())
     }
 }
@@ -262,9 +264,10 @@ fn parse_target(value: &Value) -> Result<TargetSpec, Error> {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
-            // A null entry selects nothing, like an empty one.
-            .filter(|v| !v.is_null())
-            .map(|v| parse_selector(v, "TargetSelector.reject"))
+            .map(|v| match v {
+                Value::Null => Ok(None),
+                v => parse_selector(v, "TargetSelector.reject").map(Some),
+            })
             .collect::<Result<_, _>>()?,
         Some(other) => {
             return Err(mismatch(
@@ -428,13 +431,19 @@ fn apply(replacement: &Replacement, resources: &mut [Value]) -> Result<(), Error
             if !selected_by_expressions(obj, select, &target.reject)? {
                 continue;
             }
-            let selected = ids.iter().any(|id| select::id_selected_by(id, &select.id));
-            let rejected = target
-                .reject
-                .iter()
-                .filter(|r| !select::is_empty(&r.id))
-                .any(|r| ids.iter().any(|id| select::id_selected_by(id, &r.id)));
-            if selected && !rejected {
+            if !ids.iter().any(|id| select::id_selected_by(id, &select.id)) {
+                continue;
+            }
+            let mut rejected = false;
+            for r in &target.reject {
+                let r = r.as_ref().ok_or_else(nil_dereference)?;
+                if !select::is_empty(&r.id)
+                    && ids.iter().any(|id| select::id_selected_by(id, &r.id))
+                {
+                    rejected = true;
+                }
+            }
+            if !rejected {
                 copy_to_target(
                     resources,
                     index,
@@ -454,7 +463,7 @@ fn apply(replacement: &Replacement, resources: &mut [Value]) -> Result<(), Error
 fn selected_by_expressions(
     obj: &Value,
     select: &Selector,
-    reject: &[Selector],
+    reject: &[Option<Selector>],
 ) -> Result<bool, Error> {
     let matches = |s: &Selector| -> Result<bool, Error> {
         Ok(
@@ -466,6 +475,7 @@ fn selected_by_expressions(
         return Ok(false);
     }
     for r in reject {
+        let r = r.as_ref().ok_or_else(nil_dereference)?;
         if r.annotation_selector.is_empty() && r.label_selector.is_empty() {
             continue;
         }
@@ -503,8 +513,14 @@ fn source_value(source: &Source, resources: &[Value]) -> Result<Held, Error> {
     let obj = resources
         .get(index)
         .ok_or_else(|| err!("source resource vanished"))?;
-    let looked_up = path::lookup(obj, &path::split(field_path))
-        .map_err(|e| e.context("error looking up replacement source"))?;
+    let looked_up = path::lookup(obj, &path::split(field_path)).map_err(|e| {
+        // A crash in kustomize carries no context.
+        if e.message.starts_with("panic: ") {
+            e
+        } else {
+            e.context("error looking up replacement source")
+        }
+    })?;
     let (value, location) = match looked_up {
         Some((v, location)) if !is_nil_or_empty(v) => (v, location),
         _ => {
@@ -515,7 +531,7 @@ fn source_value(source: &Source, resources: &[Value]) -> Result<Held, Error> {
         }
     };
     let copied = Copied::of(value);
-    let Some(options) = Options::delimiter(source.options.as_ref()) else {
+    let Some(options) = Options::splitting(source.options.as_ref()) else {
         return Ok(Held {
             value: copied,
             live: Some((index, location)),
@@ -538,6 +554,11 @@ fn source_value(source: &Source, resources: &[Value]) -> Result<Held, Error> {
         value: Copied::Scalar(tag, part.to_string()),
         live: None,
     })
+}
+
+/// What kustomize dies of when a `reject` entry is null.
+fn nil_dereference() -> Error {
+    err!("panic: runtime error: invalid memory address or nil pointer dereference")
 }
 
 /// kyaml's `IsNilOrEmpty`: null, `{}` and `[]` count as missing.
@@ -581,17 +602,26 @@ fn copy_to_target(
         // Errors from setting a field are kustomize's own, not the path
         // walker's, and must not get the retrieval context.
         let mut set_error = None;
+        // The source field itself may be among this path's targets; later
+        // targets then receive what was written there.
+        let source_here = match &held.live {
+            Some((i, location)) if *i == index => Some(location.clone()),
+            _ => None,
+        };
+        let mut current = held.value.clone();
         let walked = {
             let obj = resources
                 .get_mut(index)
                 .ok_or_else(|| err!("target resource vanished"))?;
-            let value = &held.value;
             path::for_each_target(obj, &parts, create_kind, &mut |target: Target<'_>| {
-                if let Err(e) = set_field(target.value, target.created, value, options) {
+                if let Err(e) = set_field(target.value, target.created, &current, options) {
                     set_error = Some(e.clone());
                     return Err(e);
                 }
                 if let Some(p) = target.path {
+                    if source_here.as_ref() == Some(&p) {
+                        current = Copied::of(target.value);
+                    }
                     written.push(p);
                 }
                 Ok(())
@@ -600,6 +630,7 @@ fn copy_to_target(
         if let Some(e) = set_error {
             return Err(e);
         }
+        held.value = current;
         let found = walked.map_err(|e| e.context(retrieval_error()))?;
         if found == 0 {
             return Err(Error::new(retrieval_error()));
@@ -652,7 +683,7 @@ fn set_field(
         }
     };
     let mut text = value.text().to_string();
-    if let Some(o) = Options::delimiter(options) {
+    if let Some(o) = Options::splitting(options) {
         let current = match (&kind, &*target) {
             (TargetKind::Container, _) => {
                 return Err(err!("delimiter option can only be used with scalar nodes"))
@@ -709,4 +740,90 @@ fn go_quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            root: std::env::temp_dir(),
+            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
+            kustomization: "kustomization.yaml".into(),
+        }
+    }
+
+    #[test]
+    fn source_description_matches_kustomize() {
+        let mut source = Source {
+            id: ResId::default(),
+            field_path: String::new(),
+            options: None,
+        };
+        source.id.gvk.kind = "Secret".into();
+        assert_eq!(
+            describe_source(&source),
+            "Secret.[noVer].[noGrp]/[noName].[noNs]"
+        );
+        source.field_path = "data.x".into();
+        source.options = Some(Options {
+            delimiter: String::new(),
+            index: 3,
+            create: false,
+        });
+        assert_eq!(
+            describe_source(&source),
+            "Secret.[noVer].[noGrp]/[noName].[noNs]:data.x"
+        );
+        source.options = Some(Options {
+            delimiter: "-".into(),
+            index: 2,
+            create: false,
+        });
+        assert_eq!(
+            describe_source(&source),
+            "Secret.[noVer].[noGrp]/[noName].[noNs]:data.x:-(2), create=false"
+        );
+    }
+
+    #[test]
+    fn config_type_errors_name_the_field() {
+        let config = json!({"replacements": [
+            {"source": {"kind": "A", "options": {"index": "1"}}, "targets": [{"select": {}}]}]});
+        let e = transform(&config, &mut Vec::new(), &ctx()).unwrap_err();
+        assert_eq!(
+            e.message,
+            "json: cannot unmarshal string into Go struct field SourceSelector.options.index of type int"
+        );
+        let config = json!({"replacements": [{"targets": [{"fieldPaths": "a"}]}]});
+        assert!(transform(&config, &mut Vec::new(), &ctx()).is_err());
+    }
+
+    #[test]
+    fn replacements_run_in_order_on_each_others_results() {
+        let mut resources = vec![
+            json!({"kind": "A", "metadata": {"name": "a"}, "v": "one"}),
+            json!({"kind": "B", "metadata": {"name": "b"}, "v": "two"}),
+        ];
+        let config = json!({"replacements": [
+            {"source": {"kind": "A", "fieldPath": "v"},
+             "targets": [{"select": {"kind": "B"}, "fieldPaths": ["v"]}]},
+            {"source": {"kind": "B", "fieldPath": "v"},
+             "targets": [{"select": {"kind": "B"}, "fieldPaths": ["copy"],
+                          "options": {"create": true}}]}]});
+        transform(&config, &mut resources, &ctx()).unwrap();
+        assert_eq!(
+            resources[1],
+            json!({"kind": "B", "metadata": {"name": "b"},
+                                        "v": "one", "copy": "one"})
+        );
+    }
+
+    #[test]
+    fn go_quoting_escapes_like_percent_q() {
+        assert_eq!(go_quote("a.\"b\"\n"), "\"a.\\\"b\\\"\\n\"");
+        assert_eq!(go_quote("ä"), "\"ä\"");
+    }
 }

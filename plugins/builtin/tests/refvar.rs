@@ -1,11 +1,12 @@
 //! RefVarTransformer against `kubectl kustomize` (v5.5.0) output.
 //!
 //! Each directory under `tests/refvar/` holds a kustomization tree and the
-//! JSON fixtures `gen.py` derived from it: the resources just before var
+//! fixtures `gen.py` derived from it: the resources just before var
 //! resolution (`input.json`), the transformer config (`config.json`) and
-//! kubectl's output for the whole tree (`expected.json`).
+//! kubectl's output for the whole tree (`expected.yaml`), which the result
+//! must equal as data and, through kustom's YAML writer, byte for byte.
 
-use kustom_api::{protocol, resource, Value};
+use kustom_api::{protocol, resource, yaml, Value};
 use kustom_builtin::ctx::LoadRestrictor;
 use kustom_builtin::Ctx;
 use serde_json::json;
@@ -86,11 +87,15 @@ fn difference(a: &Value, b: &Value, at: &str) -> String {
 
 fn assert_matches_oracle(name: &str, mut got: Vec<Value>) {
     strip_build_annotations(&mut got);
-    let want = resources(load(name, "expected.json"));
+    let path = case_dir(name).join("expected.yaml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let want = yaml::parse_stream(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(got.len(), want.len(), "{name}: resource count");
     for (g, w) in got.iter().zip(&want) {
         assert!(same(g, w), "{name}: {}", difference(g, w, ""));
     }
+    assert_eq!(yaml::to_yaml_stream(&got), text, "{name}: output text");
 }
 
 fn refvar() -> kustom_builtin::TransformFn {

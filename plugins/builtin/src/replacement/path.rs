@@ -161,8 +161,8 @@ pub(crate) fn lookup<'a>(
             let last = elements(node)?.and_then(|items| items.iter().enumerate().next_back());
             match last {
                 Some((i, v)) => Some((v, Step::Index(i))),
-                // kustomize indexes an empty list with -1 here and panics.
-                None => return Err(err!("runtime error: index out of range [-1]")),
+                // kustomize indexes an empty list with -1 here and crashes.
+                None => return Err(err!("panic: runtime error: index out of range [-1]")),
             }
         } else if part == "*" {
             return Err(err!("wildcard is not supported in PathGetter"));

@@ -73,9 +73,9 @@ impl Resolved {
     }
 }
 
-/// go-yaml v3's implicit typing of plain text. Timestamps are left out on
-/// purpose: decoded into JSON they stay strings, and no timestamp text could
-/// ever satisfy a non-string tag, so recognising them changes no outcome here.
+/// go-yaml v3's implicit typing of plain text, timestamps aside (see
+/// [`timestamp_text`]): no timestamp could satisfy a non-string tag, so they
+/// only matter for untagged nodes.
 fn resolve(text: &str) -> Resolved {
     match text {
         "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
@@ -222,12 +222,45 @@ fn float_to_json(f: f64) -> Result<Value, Error> {
     }
 }
 
+/// An untagged plain scalar that go-yaml v3 reads as a timestamp comes out
+/// of kustomize's JSON conversion as RFC 3339 text (`2001-12-14` →
+/// `2001-12-14T00:00:00Z`). The YAML reader implements that conversion, so
+/// the text is read back through it, as kustomize writes and re-reads it.
+fn timestamp_text(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let year_first = b.len() > 4 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-';
+    // Anything that could not be written as a plain scalar is quoted by
+    // go-yaml and so stays a string.
+    let plain = b
+        .iter()
+        .all(|c| c.is_ascii_alphanumeric() || b":.+- ".contains(c))
+        && !text.contains(": ")
+        && !text.ends_with(' ')
+        && !text.ends_with(':');
+    if !(year_first && plain) {
+        return None;
+    }
+    let doc = kustom_api::yaml::parse_stream(&format!("v: {text}\n"))
+        .ok()?
+        .into_iter()
+        .next()?;
+    match doc.as_object().filter(|m| m.len() == 1)?.get("v")? {
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
 /// The JSON value of a scalar node with `tag` (None: a node created without
 /// one) and `text`, as kustomize's serialisation would come out.
 pub(crate) fn materialize(tag: Option<Tag>, text: &str) -> Result<Value, Error> {
     let Some(tag) = tag else {
         // An untagged node is written plain and typed again on reading.
-        return to_json(resolve(text), text);
+        return match resolve(text) {
+            Resolved::Str => Ok(Value::String(
+                timestamp_text(text).unwrap_or_else(|| text.to_string()),
+            )),
+            resolved => to_json(resolved, text),
+        };
     };
     if tag == Tag::Str {
         // go-yaml quotes a string whose text would read as something else.
@@ -272,12 +305,60 @@ mod tests {
         assert_eq!(m("yes"), json!("yes"));
         assert_eq!(m("~"), json!(null));
         assert_eq!(m(""), json!(null));
-        assert_eq!(m("2001-12-14"), json!("2001-12-14"));
+        assert_eq!(m("2001-12-14"), json!("2001-12-14T00:00:00Z"));
+        assert_eq!(m("2001-12-14: x"), json!("2001-12-14: x"));
         assert_eq!(m("1e400"), json!("1e400"));
         assert_eq!(m("+"), json!("+"));
         assert_eq!(m("0x"), json!("0x"));
         assert!(materialize(None, ".inf").is_err());
         assert!(materialize(None, ".nan").is_err());
+    }
+
+    #[test]
+    fn untagged_typing_agrees_with_the_yaml_reader() {
+        // The reader types plain scalars the way go-yaml v3 does; a created
+        // field must come out as if its text had been read from a file.
+        for text in [
+            "123",
+            "-7",
+            "+7",
+            "0x1F",
+            "0o17",
+            "017",
+            "08",
+            "1_000",
+            "0b101",
+            "1.5",
+            "-.5",
+            "1e3",
+            "1E-2",
+            "1.",
+            "true",
+            "False",
+            "yes",
+            "on",
+            "~",
+            "null",
+            "NULL",
+            "abc",
+            "2001-12-14",
+            "2001-12-14 21:59:43.10",
+            "2001-12-14t21:59:43.10-05:00",
+            "1e400",
+            "9223372036854775808",
+            "99999999999999999999",
+            "0x",
+            "+.5",
+            "._5",
+            "1__0",
+        ] {
+            let read = kustom_api::yaml::parse_stream(&format!("v: {text}\n"))
+                .unwrap_or_default()
+                .into_iter()
+                .next()
+                .and_then(|d| d.get("v").cloned());
+            assert_eq!(materialize(None, text).ok(), read, "{text}");
+        }
     }
 
     #[test]

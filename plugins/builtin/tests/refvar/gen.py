@@ -2,7 +2,7 @@
 """Regenerate the RefVarTransformer oracle fixtures.
 
 For every case directory (a `tree/` of kustomizations and a `case.json`):
-  expected.json  `kubectl kustomize` of the tree (the oracle), as JSON;
+  expected.yaml  `kubectl kustomize` of the tree (the oracle), verbatim;
   input.json     the same tree built with every `vars:` removed, i.e. the
                  resources as they stand just before var resolution, plus the
                  previous-name build annotations listed in case.json
@@ -24,10 +24,12 @@ yaml.SafeLoader.add_implicit_resolver(
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+def kustomize_text(d):
+    return subprocess.run(["kubectl", "kustomize", d], check=True,
+                          capture_output=True, text=True).stdout
+
 def kustomize(d):
-    out = subprocess.run(["kubectl", "kustomize", d], check=True,
-                         capture_output=True, text=True).stdout
-    return [doc for doc in yaml.safe_load_all(out) if doc is not None]
+    return [doc for doc in yaml.safe_load_all(kustomize_text(d)) if doc is not None]
 
 def collect_vars(d, seen):
     k = yaml.safe_load(open(os.path.join(d, "kustomization.yaml")))
@@ -55,7 +57,8 @@ def main():
             continue
         meta = json.load(open(os.path.join(cdir, "case.json")))
         build = os.path.join(cdir, meta["build"])
-        expected = kustomize(build)
+        with open(os.path.join(cdir, "expected.yaml"), "w") as f:
+            f.write(kustomize_text(build))
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copytree(os.path.join(cdir, "tree"), os.path.join(tmp, "tree"))
             strip_vars(os.path.join(tmp, "tree"))
@@ -71,7 +74,7 @@ def main():
         config = {"apiVersion": "builtin", "kind": "RefVarTransformer",
                   "metadata": {"name": "vars"},
                   "vars": collect_vars(build, set()), "fieldSpecs": specs}
-        for name, doc in [("input", before), ("config", config), ("expected", expected)]:
+        for name, doc in [("input", before), ("config", config)]:
             with open(os.path.join(cdir, name + ".json"), "w") as f:
                 json.dump(doc, f, indent=1)
                 f.write("\n")
