@@ -649,3 +649,32 @@ fn plugin_list_which_and_install() {
     let missing = env.kustom(&["plugin", "which", "x.example.com/v1", "Nope"]);
     assert_contains(&fails(&missing), &["no plugin for x.example.com/v1 Nope"]);
 }
+
+// ---------------------------------------------------------------- README
+
+/// The complete minimal plugin in the README works as printed there.
+#[test]
+fn readme_minimal_plugin_works() {
+    let env = Env::new();
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README");
+    let block = |start: &str| -> String {
+        let i = readme
+            .find(start)
+            .unwrap_or_else(|| panic!("README lost {start:?}"));
+        let body = &readme[i + start.len()..];
+        body[..body.find("```").expect("closing fence")].to_string()
+    };
+    let script = block("```sh\n");
+    assert!(script.contains("plugins/hello.example.com"), "{script}");
+    env.kep("hello.example.com", &script);
+    env.write(
+        "app/kustomization.yaml",
+        &block("```yaml\n# kustomization.yaml\n"),
+    );
+    let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
+    assert_eq!(
+        out,
+        "apiVersion: v1\ndata:\n  greeting: hello\nkind: ConfigMap\nmetadata:\n  name: greeting\n"
+    );
+}
