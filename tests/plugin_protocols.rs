@@ -218,6 +218,37 @@ fn kep_generator_runs_in_its_kustomization_directory() {
     );
 }
 
+/// A Python KEP transformer written the easy way: it labels every document
+/// it reads (its own configuration object too) and prints one JSON array.
+/// The configuration object does not become a resource; ids still match.
+#[test]
+fn kep_python_transformer_echoing_its_config() {
+    let env = Env::new();
+    env.kep(
+        "py.example.com",
+        r#"#!/usr/bin/env python3
+import json, sys, yaml
+if sys.argv[1] != "transform":
+    sys.exit(127)
+docs = [d for d in yaml.safe_load_all(sys.stdin) if d]
+label = docs[0]["spec"]["label"]
+for d in docs:
+    d.setdefault("metadata", {}).setdefault("labels", {})["stage"] = label
+print(json.dumps(docs))
+"#,
+    );
+    env.write("app/cm.yaml", CONFIGMAP);
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\ntransformers:\n- |-\n  apiVersion: py.example.com/v1\n  kind: Stage\n  metadata:\n    name: s\n  spec:\n    label: prod\n",
+    );
+    let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
+    assert_eq!(
+        out,
+        "apiVersion: v1\ndata:\n  color: blue\nkind: ConfigMap\nmetadata:\n  labels:\n    stage: prod\n  name: settings\n"
+    );
+}
+
 /// The example org plugins: the Python CommonApp generator, the defaulting
 /// transformer, installed with `kustom plugin install`.
 #[test]

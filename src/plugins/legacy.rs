@@ -298,7 +298,9 @@ fn invoke(
 }
 
 /// kustomize's reading of plugin output: empty documents skipped, `*List`
-/// objects expanded into their items, anything but a mapping rejected.
+/// objects (and a JSON array at the top) expanded into their items, a
+/// mapping without `kind` or `metadata.name`, or anything but a mapping,
+/// rejected.
 pub fn expand_lists(docs: Vec<Value>) -> Result<Vec<Value>, String> {
     let mut out = Vec::new();
     let mut queue: std::collections::VecDeque<Value> = docs.into();
@@ -307,6 +309,12 @@ pub fn expand_lists(docs: Vec<Value>) -> Result<Vec<Value>, String> {
             Value::Null => continue,
             Value::Object(m) if m.is_empty() => continue,
             Value::Object(_) => {}
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    queue.insert(i, item.clone());
+                }
+                continue;
+            }
             other => {
                 return Err(format!(
                     "a document is not a mapping: {}",
@@ -316,9 +324,16 @@ pub fn expand_lists(docs: Vec<Value>) -> Result<Vec<Value>, String> {
         }
         if resource::kind(&doc).ends_with("List") {
             if let Some(Value::Array(items)) = doc.get("items") {
-                queue.extend(items.iter().cloned());
+                for (i, item) in items.iter().enumerate() {
+                    queue.insert(i, item.clone());
+                }
                 continue;
             }
+        }
+        if resource::kind(&doc).is_empty() || resource::name(&doc).is_empty() {
+            let text = serde_json::to_string(&doc).unwrap_or_default();
+            let head: String = text.chars().take(200).collect();
+            return Err(format!("a resource without kind or metadata.name: {head}"));
         }
         out.push(doc);
     }
@@ -578,5 +593,12 @@ mod tests {
         ];
         assert_eq!(expand_lists(docs).expect("ok").len(), 1);
         assert!(expand_lists(vec![json!("junk")]).is_err());
+        let arr = json!([{"kind": "A", "metadata": {"name": "a"}}, {"kind": "B", "metadata": {"name": "b"}}]);
+        let got =
+            expand_lists(vec![arr, json!({"kind": "C", "metadata": {"name": "c"}})]).expect("ok");
+        let kinds: Vec<&str> = got.iter().map(resource::kind).collect();
+        assert_eq!(kinds, vec!["A", "B", "C"]);
+        let e = expand_lists(vec![json!({"kind": "A", "metadata": {}})]).expect_err("nameless");
+        assert!(e.contains("without kind or metadata.name"), "{e}");
     }
 }

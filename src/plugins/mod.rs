@@ -401,7 +401,9 @@ impl Settings {
                     let refs: Vec<&Value> = batch.iter().collect();
                     let stdin = self.encode(&group, &refs);
                     match self.call(&loc, &site, dir, stdin)? {
-                        Some(mut docs) if group != BUILTIN_GROUP => {
+                        Some(docs) if group != BUILTIN_GROUP => {
+                            let mut docs = legacy::expand_lists(docs)
+                                .map_err(|why| Error::new(format!("{site} wrote {why}")))?;
                             // KEP generators may use the legacy hash / behavior
                             // annotations too (they never see internal ones).
                             for d in docs.iter_mut().filter(|d| {
@@ -517,14 +519,17 @@ impl Settings {
         if !track {
             return Ok(out);
         }
-        let mut out = out;
+        let mut out =
+            legacy::expand_lists(out).map_err(|why| Error::new(format!("{site} wrote {why}")))?;
+        // A transformer that echoes its own configuration objects back (even
+        // edited) has not made resources of them: an output without an id
+        // that has a config's id is that config.
+        let config_ids: Vec<ResId> = configs.iter().map(ResId::of).collect();
+        out.retain(|r| {
+            resource::annotation(r, ID_ANNOTATION).is_some()
+                || !config_ids.iter().any(|c| c.equals(&ResId::of(r)))
+        });
         for r in &mut out {
-            if !r.is_object() {
-                return Err(Error::new(format!(
-                    "{site} wrote a document that is not a mapping: {}",
-                    serde_json::to_string(r).unwrap_or_default()
-                )));
-            }
             let id = resource::remove_annotation(r, ID_ANNOTATION)
                 .and_then(|v| v.as_str().and_then(|s| s.parse::<usize>().ok()));
             if let Some(old) = id.and_then(|i| before.get(i)) {
