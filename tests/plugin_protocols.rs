@@ -469,9 +469,18 @@ yaml.safe_dump(rl, sys.stdout)
         &["info: generated one ConfigMap", "warning: labelled"],
     );
 
-    // --enable-exec is required.
+    // --enable-exec is required, and --enable-alpha-plugins.
     let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
     assert_contains(&err, &["--enable-exec", "gen.sh"]);
+    let err = fails(&env.kustom(&["build", "app"]));
+    assert_contains(
+        &err,
+        &[
+            "add --enable-alpha-plugins --enable-exec",
+            "KRM exec function",
+            "gen.sh",
+        ],
+    );
 
     // An error result fails the build, naming the resource.
     env.write("app/tr.yaml", &tr("fail"));

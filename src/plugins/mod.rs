@@ -213,8 +213,12 @@ impl Settings {
             if self.enable_alpha_plugins {
                 Ok(loc)
             } else {
+                let flags = match (&loc, self.enable_exec) {
+                    (Location::Krm(_), false) => "--enable-alpha-plugins --enable-exec",
+                    _ => "--enable-alpha-plugins",
+                };
                 Err(Error::new(format!(
-                    "{} is not a builtin kind: the {} plugin {} would run it, but plugins other than the builtins are disabled; add --enable-alpha-plugins to run it",
+                    "{} is not a builtin kind: the {} plugin {} would run it, but plugins other than the builtins are disabled; add {flags} to run it",
                     what(),
                     loc.protocol(),
                     loc.path().display()
