@@ -17,9 +17,11 @@ if ! "$prefix/venv/bin/python" -c "import helm_python, sys; sys.exit(helm_python
   "$prefix/venv/bin/pip" install --quiet --disable-pip-version-check "helm-python-sdk==$version"
 fi
 mkdir -p "$prefix/bin"
+# A copy of the front end, so the installed helm does not depend on this clone.
+cp "$repo/plugins/helm/helm-shim/helm" "$prefix/bin/helm-shim.py"
 cat > "$prefix/bin/helm" <<SH
 #!/bin/sh
-exec "$prefix/venv/bin/python" "$repo/plugins/helm/helm-shim/helm" "\$@"
+exec "$prefix/venv/bin/python" "$prefix/bin/helm-shim.py" "\$@"
 SH
 chmod +x "$prefix/bin/helm"
 "$prefix/bin/helm" version --short >/dev/null
