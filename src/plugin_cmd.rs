@@ -133,6 +133,9 @@ pub fn list(settings: &Settings) -> Vec<Entry> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        if group.starts_with('.') {
+            continue; // an install in progress, or editor litter
+        }
         out.push(Entry {
             protocol: "KEP",
             serves: group.clone(),
