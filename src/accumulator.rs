@@ -3,7 +3,7 @@
 //! configuration and the vars collected on the way.
 
 use kustom_api::fieldspec::TransformerConfig;
-use kustom_api::protocol::{GENERATOR_BEHAVIOR, NEEDS_HASH_SUFFIX};
+use kustom_api::protocol::{GENERATOR_BEHAVIOR, NEEDS_HASH_SUFFIX, ORIGIN};
 use kustom_api::resid::previous_ids;
 use kustom_api::{resource, Error, ResId, Value};
 use std::collections::HashMap;
@@ -128,7 +128,12 @@ impl Accumulator {
                 match behavior.as_str() {
                     "replace" => copy_merge_metadata(&mut r, old),
                     "merge" => {
+                        // The merged object keeps where the original came from.
+                        let origin = resource::annotation(old, ORIGIN).map(str::to_string);
                         copy_merge_metadata(&mut r, old);
+                        if let Some(o) = origin {
+                            resource::set_annotation(&mut r, ORIGIN, &o);
+                        }
                         for field in ["data", "binaryData"] {
                             merge_string_map(&mut r, old, field);
                         }

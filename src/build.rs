@@ -4,6 +4,7 @@
 
 use crate::accumulator::{merge_vars, Accumulator};
 use crate::kustomization::{self, Kustomization};
+use crate::origin::{self, Origin};
 use crate::plan;
 use crate::plugins::{self, Settings};
 use kustom_api::fieldspec::TransformerConfig;
@@ -39,6 +40,25 @@ struct Target {
     dir: PathBuf,
     file: PathBuf,
     kust: Kustomization,
+    /// With `buildMetadata` at the top: this kustomization's directory as a
+    /// path from the top's (kustomize's origin path); None when not tracked.
+    origin: Option<String>,
+}
+
+impl Target {
+    /// Origin path of something named `rel` in this kustomization.
+    fn origin_of(&self, rel: &str) -> Option<String> {
+        self.origin.as_deref().map(|o| origin::join(o, rel))
+    }
+
+    /// Origin path of the kustomization file itself.
+    fn file_origin(&self) -> Option<String> {
+        let name = self
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        self.origin_of(name.as_deref().unwrap_or("kustomization.yaml"))
+    }
 }
 
 /// The result of a whole build, before output.
@@ -63,9 +83,14 @@ impl Builder {
     /// up to (not including) sorting and output.
     pub fn build(&self, dir: &Path) -> Result<Built, Error> {
         let dir = canonical_dir(dir)?;
-        let target = load_target(&dir)?;
+        let mut target = load_target(&dir, None)?;
+        // The top's buildMetadata governs the whole tree, as in kustomize.
+        if !target.kust.build_metadata.is_empty() {
+            target.origin = Some(String::new());
+        }
         // A Component at the top is built like a Kustomization (as kustomize does).
-        let acc = self.accumulate_target(&target, Accumulator::new(), std::slice::from_ref(&dir))?;
+        let acc =
+            self.accumulate_target(&target, Accumulator::new(), std::slice::from_ref(&dir))?;
         // Hash suffixes and name references only matter when something was
         // generated or renamed; otherwise the finishing call is skipped.
         let resources = if !acc.vars.is_empty() || acc.resources.iter().any(needs_finishing) {
@@ -119,7 +144,24 @@ impl Builder {
         let mut gens = plan::builtin_generators(k);
         gens.extend(self.plugin_configs(t, &k.generators, stack)?);
         if !gens.is_empty() {
-            let generated = self.settings.generate(&gens, &t.dir, &t.file)?;
+            let generated = match t.file_origin() {
+                None => self.settings.generate(&gens, &t.dir, &t.file)?,
+                // With origins tracked, each generator runs alone so that
+                // what it made can be attributed to it.
+                Some(file_origin) => {
+                    let mut all = Vec::new();
+                    for g in &gens {
+                        let mut made =
+                            self.settings
+                                .generate(std::slice::from_ref(g), &t.dir, &t.file)?;
+                        if let Some(o) = config_origin(g, &file_origin) {
+                            made.iter_mut().for_each(|r| o.set_if_missing(r));
+                        }
+                        all.extend(made);
+                    }
+                    all
+                }
+            };
             acc.absorb_all(generated).map_err(|e| {
                 e.context(format!(
                     "merging generated resources in {}",
@@ -147,12 +189,31 @@ impl Builder {
                 .map_err(|e| e.context("accumulating components"))?;
         }
         // Transformers: builtin fields in kustomize's order, then `transformers:`.
-        let mut ts =
-            plan::builtin_transformers(k, &acc.config).map_err(|e| e.context(t.file.display()))?;
+        let mut ts = plan::builtin_transformers(k, &acc.config, t.origin.is_some())
+            .map_err(|e| e.context(t.file.display()))?;
         ts.extend(self.plugin_configs(t, &k.transformers, stack)?);
         if !ts.is_empty() {
-            let rs = std::mem::take(&mut acc.resources);
-            let rs = self.settings.transform(&ts, rs, &t.dir, &t.file, false)?;
+            let mut rs = std::mem::take(&mut acc.resources);
+            match t.file_origin() {
+                None => rs = self.settings.transform(&ts, rs, &t.dir, &t.file, false)?,
+                // With origins tracked, each transformer runs alone and is
+                // recorded on every resource after it ran (kustomize's
+                // multiTransformer with AddTransformerAnnotation).
+                Some(file_origin) => {
+                    for tr in &ts {
+                        rs = self.settings.transform(
+                            std::slice::from_ref(tr),
+                            rs,
+                            &t.dir,
+                            &t.file,
+                            false,
+                        )?;
+                        if let Some(o) = config_origin(tr, &file_origin) {
+                            rs.iter_mut().for_each(|r| o.record_transformation(r));
+                        }
+                    }
+                }
+            }
             acc.set_resources(rs);
         }
         // Validators must not change anything.
@@ -192,7 +253,7 @@ impl Builder {
     ) -> Result<Accumulator, Error> {
         enum Entry {
             File(Vec<Value>),
-            Dir(PathBuf),
+            Dir(PathBuf, Option<String>),
         }
         let mut entries = Vec::with_capacity(paths.len());
         for p in paths {
@@ -205,9 +266,17 @@ impl Builder {
             let full = t.dir.join(p);
             if full.is_file() {
                 let real = self.check_restriction(t, &full, p)?;
-                entries.push(Entry::File(read_resource_file(&real, p, &t.file)?));
+                let mut rs = read_resource_file(&real, p, &t.file)?;
+                if let Some(path) = t.origin_of(p) {
+                    let o = Origin {
+                        path,
+                        ..Default::default()
+                    };
+                    rs.iter_mut().for_each(|r| o.set_on(r));
+                }
+                entries.push(Entry::File(rs));
             } else if full.is_dir() {
-                entries.push(Entry::Dir(canonical_dir(&full)?));
+                entries.push(Entry::Dir(canonical_dir(&full)?, t.origin_of(p)));
             } else {
                 return Err(Error::new(format!(
                     "accumulating resources from '{p}': file or directory {} does not exist (listed in {})",
@@ -217,10 +286,10 @@ impl Builder {
             }
         }
         // Build the sibling directories concurrently; merge in listed order.
-        let dirs: Vec<&PathBuf> = entries
+        let dirs: Vec<(&PathBuf, &Option<String>)> = entries
             .iter()
             .filter_map(|e| match e {
-                Entry::Dir(d) => Some(d),
+                Entry::Dir(d, o) => Some((d, o)),
                 Entry::File(_) => None,
             })
             .collect();
@@ -228,7 +297,7 @@ impl Builder {
             std::thread::scope(|s| {
                 let handles: Vec<_> = dirs
                     .iter()
-                    .map(|d| s.spawn(|| self.build_base(d, stack)))
+                    .map(|(d, o)| s.spawn(|| self.build_base(d, stack, (*o).clone())))
                     .collect();
                 handles
                     .into_iter()
@@ -239,7 +308,9 @@ impl Builder {
                     .collect()
             })
         } else {
-            dirs.iter().map(|d| self.build_base(d, stack)).collect()
+            dirs.iter()
+                .map(|(d, o)| self.build_base(d, stack, (*o).clone()))
+                .collect()
         };
         built.reverse();
         for (entry, path) in entries.into_iter().zip(paths) {
@@ -250,7 +321,7 @@ impl Builder {
                         t.file.display()
                     ))
                 })?,
-                Entry::Dir(d) => {
+                Entry::Dir(d, _) => {
                     let sub = built.pop().expect("one build per directory")?;
                     acc.merge(sub).map_err(|e| {
                         e.context(format!("recursed merging from path '{}'", d.display()))
@@ -262,7 +333,12 @@ impl Builder {
     }
 
     /// Build a base directory with a fresh accumulator (cached per directory).
-    fn build_base(&self, dir: &Path, stack: &[PathBuf]) -> Result<Accumulator, Error> {
+    fn build_base(
+        &self,
+        dir: &Path,
+        stack: &[PathBuf],
+        origin: Option<String>,
+    ) -> Result<Accumulator, Error> {
         if stack.iter().any(|s| s == dir) {
             return Err(Error::new(format!(
                 "cycle detected: {} includes itself (through {})",
@@ -274,12 +350,8 @@ impl Builder {
                     .join(" -> ")
             )));
         }
-        let cell = {
-            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-            cache.entry(dir.to_path_buf()).or_default().clone()
-        };
-        cell.get_or_init(|| {
-            let t = load_target(dir)?;
+        let build = || {
+            let t = load_target(dir, origin.clone())?;
             if t.kust.is_component() {
                 return Err(Error::new(format!(
                     "expected kind != 'Component' for path '{}': a Component belongs under `components:`, not `resources:`",
@@ -289,9 +361,19 @@ impl Builder {
             let mut stack = stack.to_vec();
             stack.push(dir.to_path_buf());
             self.accumulate_target(&t, Accumulator::new(), &stack)
-                .map_err(|e| e.context(format!("recursed accumulation of path '{}'", dir.display())))
-        })
-        .clone()
+                .map_err(|e| {
+                    e.context(format!("recursed accumulation of path '{}'", dir.display()))
+                })
+        };
+        // Origins depend on the path a base was reached by: no caching then.
+        if origin.is_some() {
+            return build();
+        }
+        let cell = {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            cache.entry(dir.to_path_buf()).or_default().clone()
+        };
+        cell.get_or_init(build).clone()
     }
 
     fn accumulate_component(
@@ -315,7 +397,7 @@ impl Builder {
                 dir.display()
             )));
         }
-        let t = load_target(&dir)?;
+        let t = load_target(&dir, parent.origin_of(path))?;
         if !t.kust.is_component() {
             return Err(Error::new(format!(
                 "expected kind 'Component' for path '{}' but got '{}'",
@@ -339,17 +421,32 @@ impl Builder {
     ) -> Result<Vec<Value>, Error> {
         let mut out = Vec::new();
         for e in entries {
-            if let Some(inline) = parse_inline(e) {
+            if let Some(mut inline) = parse_inline(e) {
+                if let Some(path) = t.file_origin() {
+                    let o = Origin {
+                        path,
+                        ..Default::default()
+                    };
+                    inline.iter_mut().for_each(|r| o.set_on(r));
+                }
                 out.extend(inline);
                 continue;
             }
             let full = t.dir.join(e);
             if full.is_file() {
                 let real = self.check_restriction(t, &full, e)?;
-                out.extend(read_resource_file(&real, e, &t.file)?);
+                let mut rs = read_resource_file(&real, e, &t.file)?;
+                if let Some(path) = t.origin_of(e) {
+                    let o = Origin {
+                        path,
+                        ..Default::default()
+                    };
+                    rs.iter_mut().for_each(|r| o.set_on(r));
+                }
+                out.extend(rs);
             } else if full.is_dir() {
                 let dir = canonical_dir(&full)?;
-                out.extend(self.build_base(&dir, stack)?.resources);
+                out.extend(self.build_base(&dir, stack, t.origin_of(e))?.resources);
             } else {
                 return Err(Error::new(format!(
                     "plugin config '{e}' listed in {} is neither a file, a directory nor inline YAML",
@@ -398,7 +495,7 @@ fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
     })
 }
 
-fn load_target(dir: &Path) -> Result<Target, Error> {
+fn load_target(dir: &Path, origin: Option<String>) -> Result<Target, Error> {
     let file = kustomization::find_file(dir)?;
     let text = std::fs::read_to_string(&file)
         .map_err(|e| Error::new(format!("reading {}: {e}", file.display())))?;
@@ -407,7 +504,20 @@ fn load_target(dir: &Path) -> Result<Target, Error> {
         dir: dir.to_path_buf(),
         file,
         kust,
+        origin,
     })
+}
+
+/// The origin recorded for what a generator or transformer config produces:
+/// builtin kinds are attributed to the kustomization file, other plugins to
+/// where their config came from (kustomize's OriginFromCustomPlugin).
+fn config_origin(config: &Value, file_origin: &str) -> Option<Origin> {
+    if plugins::group_of(config) == plugins::BUILTIN_GROUP
+        && resource::annotation(config, kustom_api::protocol::ORIGIN).is_none()
+    {
+        return Some(Origin::builtin(file_origin, resource::kind(config)));
+    }
+    Origin::of_plugin_config(config)
 }
 
 fn is_remote(p: &str) -> bool {

@@ -9,6 +9,7 @@ pub mod accumulator;
 pub mod build;
 pub mod cli;
 pub mod kustomization;
+pub mod origin;
 pub mod output;
 pub mod plan;
 pub mod plugin_cmd;

@@ -128,9 +128,13 @@ fn split_helm_parameters(old: &[Value]) -> (Vec<Value>, Value) {
 /// The builtin transformer configs of a kustomization, in kustomize's
 /// order: PatchStrategicMerge, Patch, Namespace, Prefix, Suffix, Label,
 /// Annotations, PatchJson6902, ReplicaCount, ImageTag, Replacement.
+///
+/// With `tracking` (buildMetadata on), configs that change nothing but show
+/// in transformer annotations are included too.
 pub fn builtin_transformers(
     k: &Kustomization,
     tc: &TransformerConfig,
+    tracking: bool,
 ) -> Result<Vec<Value>, Error> {
     let mut out = Vec::new();
     if !k.patches_strategic_merge.is_empty() {
@@ -189,7 +193,9 @@ pub fn builtin_transformers(
             json!({ "labels": label.pairs, "fieldSpecs": specs(&fs) }),
         ));
     }
-    if !k.common_labels.is_empty() {
+    // kustomize always adds a commonLabels LabelTransformer after the
+    // `labels:` ones; it only shows in transformer annotations.
+    if !k.common_labels.is_empty() || (!k.labels.is_empty() && tracking) {
         out.push(builtin(
             "LabelTransformer",
             "commonLabels",
