@@ -132,6 +132,15 @@ fn krm_exec_function_cases() {
             "krusty__TestFnExecTransformerInBase",
             "krusty__TestFnExecTransformerInBaseWithOverlay",
             "krusty__TestFnExecTransformerInOverlay",
+            // buildMetadata origin / transformer annotations on what they made.
+            "krusty__TestAnnoOriginCustomExecGenerator",
+            "krusty__TestAnnoOriginCustomExecGeneratorWithOverlay",
+            "krusty__TestAnnoOriginCustomExecTransformerWithOverlay",
+            "krusty__TestAnnoOriginCustomInlineExecGenerator",
+            "krusty__TestAnnoOriginCustomInlineExecGeneratorWithOverlay",
+            "krusty__TestAnnoOriginCustomInlineTransformer",
+            "krusty__TestAnnoOriginGeneratorInTransformersField",
+            "krusty__TestAnnoOriginGeneratorInTransformersFieldWithOverlay",
         ],
         &[],
     );
