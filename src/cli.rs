@@ -35,6 +35,9 @@ pub enum Command {
     Build(BuildArgs),
     /// Print the version.
     Version,
+    /// List, locate and install plugins.
+    #[command(subcommand)]
+    Plugin(crate::plugin_cmd::PluginCommand),
     /// Run the shipped builtin plugin (`generate` or `transform`), as the core does.
     #[command(name = "builtin-plugin", hide = true)]
     BuiltinPlugin {
@@ -97,6 +100,18 @@ pub fn main() -> i32 {
             0
         }
         Command::BuiltinPlugin { subcommand } => kustom_builtin::run(vec![subcommand]),
+        Command::Plugin(cmd) => {
+            let result = plugin_settings().and_then(|settings| {
+                crate::plugin_cmd::run(&cmd, &settings, &mut std::io::stdout().lock())
+            });
+            match result {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("Error: {e}");
+                    1
+                }
+            }
+        }
         Command::Build(args) => match build(&args) {
             Ok(()) => 0,
             Err(e) => {
@@ -157,6 +172,10 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
             LoadRestrictor::None => "LoadRestrictionsNone",
         }
         .to_string(),
+        legacy_home: crate::plugins::legacy::plugin_home(),
+        exec_env: args.env.clone(),
+        enable_helm: args.enable_helm,
+        helm_command: args.helm_command.clone(),
     };
     let builder = Builder::new(settings, restrictor);
     let built = builder.build(&args.dir)?;
@@ -198,6 +217,27 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
                 .map_err(|e| Error::new(format!("writing output: {e}")))
         }
     }
+}
+
+/// Plugin settings of the current environment with `kustom build`'s defaults
+/// (for `kustom plugin`).
+pub fn plugin_settings() -> Result<Settings, Error> {
+    Ok(Settings {
+        config_home: config_home(),
+        enable_alpha_plugins: false,
+        enable_exec: false,
+        limits: Limits {
+            timeout: Duration::from_secs(60),
+            max_output: 256 * 1024 * 1024,
+        },
+        self_exe: std::env::current_exe()
+            .map_err(|e| Error::new(format!("cannot locate the kustom executable: {e}")))?,
+        load_restrictor: "LoadRestrictionsRootOnly".into(),
+        legacy_home: crate::plugins::legacy::plugin_home(),
+        exec_env: Vec::new(),
+        enable_helm: false,
+        helm_command: "helm".into(),
+    })
 }
 
 /// `$XDG_CONFIG_HOME`, else `~/.config`.

@@ -12,4 +12,5 @@ pub mod kustomization;
 pub mod origin;
 pub mod output;
 pub mod plan;
+pub mod plugin_cmd;
 pub mod plugins;

@@ -72,8 +72,12 @@ pub fn builtin_generators(k: &Kustomization) -> Vec<Value> {
             out.push(v);
         }
     }
-    let globals = k.helm_globals.clone().unwrap_or_else(|| json!({}));
-    for chart in &k.helm_charts {
+    let (old_charts, old_globals) = split_helm_parameters(&k.helm_chart_inflation_generator);
+    let globals = match &k.helm_globals {
+        Some(g) => g.clone(),
+        None => old_globals,
+    };
+    for chart in k.helm_charts.iter().chain(old_charts.iter()) {
         let mut fields = globals.clone();
         if let (Some(f), Some(c)) = (fields.as_object_mut(), chart.as_object()) {
             for (key, v) in c {
@@ -84,6 +88,41 @@ pub fn builtin_generators(k: &Kustomization) -> Vec<Value> {
         out.push(builtin("HelmChartInflationGenerator", name, fields));
     }
     out
+}
+
+/// kustomize's SplitHelmParameters: the deprecated `helmChartInflationGenerator`
+/// entries as `helmCharts` entries, and the globals they set (last non-empty
+/// `chartHome` / `helmHome` wins).
+fn split_helm_parameters(old: &[Value]) -> (Vec<Value>, Value) {
+    let mut charts = Vec::new();
+    let mut globals = Map::new();
+    for o in old {
+        let mut c = Map::new();
+        for (from, to) in [
+            ("chartName", "name"),
+            ("chartVersion", "version"),
+            ("chartRepoUrl", "repo"),
+            ("values", "valuesFile"),
+            ("valuesLocal", "valuesInline"),
+            ("valuesMerge", "valuesMerge"),
+            ("releaseName", "releaseName"),
+        ] {
+            if let Some(v) = o.get(from).filter(|v| !v.is_null()) {
+                c.insert(to.to_string(), v.clone());
+            }
+        }
+        for (from, to) in [("helmHome", "configHome"), ("chartHome", "chartHome")] {
+            if let Some(v) = o
+                .get(from)
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())
+            {
+                globals.insert(to.to_string(), json!(v));
+            }
+        }
+        charts.push(Value::Object(c));
+    }
+    (charts, Value::Object(globals))
 }
 
 /// The builtin transformer configs of a kustomization, in kustomize's

@@ -59,6 +59,10 @@ pub const BUILD_ANNOTATIONS: &[&str] = &[
 
 /// Environment variable telling the builtin plugin the load restrictor in force.
 pub const ENV_LOAD_RESTRICTOR: &str = "KUSTOM_LOAD_RESTRICTOR";
+/// Environment variable telling plugins whether `--enable-helm` is set ("true" / "false").
+pub const ENV_ENABLE_HELM: &str = "KUSTOM_ENABLE_HELM";
+/// Environment variable naming the helm executable (`--helm-command`).
+pub const ENV_HELM_COMMAND: &str = "KUSTOM_HELM_COMMAND";
 /// Environment variable naming the kustomization file that listed the virtual resources.
 pub const ENV_KUSTOMIZATION: &str = "KUSTOM_KUSTOMIZATION";
 

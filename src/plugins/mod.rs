@@ -1,14 +1,23 @@
-//! Plugins: finding the executable for an API group and running it with
-//! the KEP protocol (`generate` / `transform`). Identity of resources across
-//! a call is kept with the `config.k8s.io/id` annotation.
+//! Plugins: finding the executable for a config object and running it.
+//!
+//! Four kinds of plugin are found, in this order (README, "Using plugins"):
+//! a KEP plugin for the object's API group, a KRM exec function named by the
+//! object's `config.kubernetes.io/function` annotation, a legacy kustomize
+//! exec plugin under the plugin home, and the shipped builtin. KEP plugins
+//! speak `generate` / `transform` (this module; identity across a call is
+//! kept with the `config.k8s.io/id` annotation); the other two protocols
+//! live in [`legacy`] and [`krm`] and behave as kustomize runs them.
 
 pub mod exec;
+pub mod krm;
+pub mod legacy;
 
 use exec::Limits;
 use kustom_api::protocol::{
-    self, ENV_KUSTOMIZATION, ENV_LOAD_RESTRICTOR, ID_ANNOTATION, PREVIOUS_KINDS, PREVIOUS_NAMES,
-    PREVIOUS_NAMESPACES,
+    self, ENV_ENABLE_HELM, ENV_HELM_COMMAND, ENV_KUSTOMIZATION, ENV_LOAD_RESTRICTOR, ID_ANNOTATION,
+    PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES,
 };
+
 use kustom_api::{resource, yaml, Error, Gvk, ResId, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,13 +43,26 @@ pub struct Settings {
     pub self_exe: PathBuf,
     /// `LoadRestrictionsRootOnly` or `LoadRestrictionsNone`, passed to builtins.
     pub load_restrictor: String,
+    /// Where legacy kustomize exec plugins live: the first existing directory
+    /// of [`legacy::home_candidates`] (None when none exists).
+    pub legacy_home: Option<PathBuf>,
+    /// `--env` entries (`KEY=VALUE`, or `KEY` to pass the host's value) for KRM functions.
+    pub exec_env: Vec<String>,
+    /// `--enable-helm`: the builtin HelmChartInflationGenerator may run helm.
+    pub enable_helm: bool,
+    /// `--helm-command`: the helm executable.
+    pub helm_command: String,
 }
 
-/// Where the plugin for a group lives.
+/// Which plugin runs a config object, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Location {
     /// A KEP plugin `$XDG_CONFIG_HOME/kustomize/plugins/<group>`.
     Kep(PathBuf),
+    /// A KRM exec function named by the object's function annotation.
+    Krm(krm::ExecSpec),
+    /// A legacy kustomize exec plugin `<plugin home>/<group>/<version>/<lowercase kind>/<Kind>`.
+    Legacy(PathBuf),
     /// The builtin plugin shipped with kustom (this executable).
     ShippedBuiltin(PathBuf),
 }
@@ -49,8 +71,93 @@ impl Location {
     /// The executable that runs.
     pub fn path(&self) -> &Path {
         match self {
-            Location::Kep(p) | Location::ShippedBuiltin(p) => p,
+            Location::Kep(p) | Location::Legacy(p) | Location::ShippedBuiltin(p) => p,
+            Location::Krm(spec) => &spec.path,
         }
+    }
+
+    /// The protocol's name, for messages and `kustom plugin` listings.
+    pub fn protocol(&self) -> &'static str {
+        match self {
+            Location::Kep(_) => "KEP",
+            Location::Krm(_) => "KRM exec function",
+            Location::Legacy(_) => "legacy exec",
+            Location::ShippedBuiltin(_) => "builtin (shipped)",
+        }
+    }
+}
+
+/// Where a plugin call comes from, for error messages: the protocol, the
+/// executable, the config object's apiVersion and kind, the operation and
+/// the kustomization file that listed the object.
+#[derive(Debug, Clone, Copy)]
+pub struct Site<'a> {
+    /// Protocol name ([`Location::protocol`]).
+    pub protocol: &'static str,
+    /// The executable.
+    pub path: &'a Path,
+    /// apiVersion of the (first) config object.
+    pub api_version: &'a str,
+    /// Kind of the (first) config object.
+    pub kind: &'a str,
+    /// `generate` or `transform`.
+    pub op: &'a str,
+    /// The kustomization file that listed the config object.
+    pub kust_file: &'a Path,
+}
+
+impl std::fmt::Display for Site<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} plugin {} ({} {}, {}, configured in {})",
+            self.protocol,
+            self.path.display(),
+            self.api_version,
+            self.kind,
+            self.op,
+            self.kust_file.display()
+        )
+    }
+}
+
+impl Site<'_> {
+    /// The error for a finished process whose status is not success.
+    pub fn status_error(&self, out: &exec::Output, extra: &str) -> Error {
+        let status = match out.status {
+            Some(code) => format!("failed with exit status {code}"),
+            None => "was killed by a signal".to_string(),
+        };
+        Error::new(format!(
+            "{self} {status}{extra}{}",
+            exec::stderr_tail(&out.stderr)
+        ))
+    }
+
+    /// The error for STDOUT that does not parse.
+    pub fn junk_error(&self, out: &exec::Output, why: &str) -> Error {
+        Error::new(format!(
+            "{self} wrote output that is not YAML (exit status {}): {why}{}{}",
+            out.status
+                .map(|c| c.to_string())
+                .unwrap_or_else(|| "none".into()),
+            stdout_head(&out.stdout),
+            exec::stderr_tail(&out.stderr)
+        ))
+    }
+}
+
+/// The first bytes of a plugin's STDOUT, for a "not YAML" message.
+fn stdout_head(stdout: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&stdout[..stdout.len().min(400)]);
+    let text = text.trim_end();
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nstdout begins:\n  {}",
+            text.lines().take(8).collect::<Vec<_>>().join("\n  ")
+        )
     }
 }
 
@@ -75,34 +182,141 @@ impl Settings {
             .join(group)
     }
 
-    /// Find the plugin for a config object's group, per DESIGN.md's lookup order.
-    pub fn locate(&self, config: &Value) -> Result<Location, Error> {
+    /// Find the plugin for a config object, listed by the kustomization
+    /// `kust_file` in directory `dir`. Lookup order: KEP plugin for the
+    /// group, KRM exec function annotation, legacy exec plugin, shipped
+    /// builtin. Plugins outside the `builtin` group need
+    /// `--enable-alpha-plugins`, KRM exec functions also `--enable-exec`.
+    pub fn locate(&self, config: &Value, dir: &Path, kust_file: &Path) -> Result<Location, Error> {
         let group = group_of(config);
+        let what = || {
+            format!(
+                "{} {} {:?} (listed in {})",
+                resource::api_version(config),
+                resource::kind(config),
+                resource::name(config),
+                kust_file.display()
+            )
+        };
         let kep = self.kep_path(&group);
-        if is_executable(&kep) {
-            if group != BUILTIN_GROUP && !self.enable_alpha_plugins {
+        let kep_found = is_executable(&kep);
+        if group == BUILTIN_GROUP {
+            // kustomize never looks for builtin kinds elsewhere; an executable
+            // at plugins/builtin replaces the shipped one (KEP).
+            return Ok(if kep_found {
+                Location::Kep(kep)
+            } else {
+                Location::ShippedBuiltin(self.self_exe.clone())
+            });
+        }
+        let alpha = |loc: Location| -> Result<Location, Error> {
+            if self.enable_alpha_plugins {
+                Ok(loc)
+            } else {
+                let flags = match (&loc, self.enable_exec) {
+                    (Location::Krm(_), false) => "--enable-alpha-plugins --enable-exec",
+                    _ => "--enable-alpha-plugins",
+                };
+                Err(Error::new(format!(
+                    "{} is not a builtin kind: the {} plugin {} would run it, but plugins other than the builtins are disabled; add {flags} to run it",
+                    what(),
+                    loc.protocol(),
+                    loc.path().display()
+                )))
+            }
+        };
+        if kep_found {
+            return alpha(Location::Kep(kep));
+        }
+        if let Some(spec) = krm::function_spec(config, dir).map_err(|e| e.context(what()))? {
+            let loc = alpha(Location::Krm(spec))?;
+            if !self.enable_exec {
                 return Err(Error::new(format!(
-                    "plugin {} for group {group:?} needs --enable-alpha-plugins",
-                    kep.display()
+                    "{}: KRM exec function {} needs --enable-exec (with --enable-alpha-plugins) to run",
+                    what(),
+                    loc.path().display()
                 )));
             }
-            return Ok(Location::Kep(kep));
+            return Ok(loc);
         }
-        if group == BUILTIN_GROUP {
-            return Ok(Location::ShippedBuiltin(self.self_exe.clone()));
+        let legacy = self
+            .legacy_home
+            .as_ref()
+            .map(|home| legacy::plugin_path(home, config));
+        if let Some(path) = &legacy {
+            match std::fs::metadata(path) {
+                Ok(m) if m.is_file() && is_executable(path) => {
+                    return alpha(Location::Legacy(path.clone()));
+                }
+                Ok(_) => {
+                    return Err(Error::new(format!(
+                        "{}: unexecutable plugin at: {} (set its executable bit: chmod +x)",
+                        what(),
+                        path.display()
+                    )))
+                }
+                Err(_) => {}
+            }
         }
+        let mut looked = vec![format!("KEP plugin {}", kep.display())];
+        looked
+            .push("KRM function: no config.kubernetes.io/function annotation on the object".into());
+        match &legacy {
+            Some(p) => looked.push(format!("legacy exec plugin {}", p.display())),
+            None => looked.push(format!(
+                "legacy exec plugin home: none of {} exists",
+                legacy::home_candidates()
+                    .iter()
+                    .map(|(_, p)| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+        let hint = if self.enable_alpha_plugins {
+            ""
+        } else {
+            "; plugins other than the builtins also need --enable-alpha-plugins"
+        };
         Err(Error::new(format!(
-            "no plugin for {} {} (group {group:?}); looked in {}; install one there (`kustom plugin install`)",
-            resource::api_version(config),
-            resource::kind(config),
-            kep.display()
+            "no plugin for {} (group {group:?}); looked for:\n  {}\ninstall one (`kustom plugin install EXECUTABLE --group {group}`){hint}",
+            what(),
+            looked.join("\n  ")
         )))
+    }
+
+    /// Locate the plugin of every config and group the calls: consecutive
+    /// configs served by the same KEP (or shipped builtin) executable form
+    /// one call; legacy plugins and KRM functions are called once per config,
+    /// as kustomize does.
+    fn plan<'c>(
+        &self,
+        configs: &'c [Value],
+        dir: &Path,
+        kust_file: &Path,
+    ) -> Result<Vec<(Location, &'c [Value])>, Error> {
+        let mut out: Vec<(Location, &'c [Value])> = Vec::new();
+        let mut start = 0;
+        for i in 0..configs.len() {
+            let loc = self.locate(&configs[i], dir, kust_file)?;
+            let joins = matches!(loc, Location::Kep(_) | Location::ShippedBuiltin(_))
+                && out.last().is_some_and(|(prev, _)| *prev == loc)
+                && group_of(&configs[i]) == group_of(&configs[start]);
+            if joins {
+                if let Some(last) = out.last_mut() {
+                    last.1 = &configs[start..=i];
+                }
+            } else {
+                start = i;
+                out.push((loc, &configs[i..=i]));
+            }
+        }
+        Ok(out)
     }
 
     fn args_for<'a>(&self, loc: &Location, subcommand: &'a str) -> Vec<&'a str> {
         match loc {
             Location::ShippedBuiltin(_) => vec!["builtin-plugin", subcommand],
-            Location::Kep(_) => vec![subcommand],
+            _ => vec![subcommand],
         }
     }
 
@@ -110,39 +324,35 @@ impl Settings {
     fn call(
         &self,
         loc: &Location,
-        group: &str,
-        subcommand: &str,
+        site: &Site<'_>,
         dir: &Path,
-        kust_file: &Path,
         stdin: Vec<u8>,
     ) -> Result<Option<Vec<Value>>, Error> {
         CALLS.fetch_add(1, Ordering::Relaxed);
         let path = loc.path();
-        let describe = || {
-            format!(
-                "plugin {} (group {group:?}, `{subcommand}`, configured in {})",
-                path.display(),
-                kust_file.display()
-            )
-        };
-        tracing::debug!(plugin = %path.display(), group, subcommand, dir = %dir.display(), "plugin call");
+        tracing::debug!(plugin = %path.display(), protocol = site.protocol, kind = site.kind, op = site.op, dir = %dir.display(), "plugin call");
         let env = [
             (ENV_LOAD_RESTRICTOR, self.load_restrictor.clone()),
-            (ENV_KUSTOMIZATION, kust_file.display().to_string()),
+            (ENV_KUSTOMIZATION, site.kust_file.display().to_string()),
+            (
+                ENV_ENABLE_HELM,
+                if self.enable_helm { "true" } else { "false" }.into(),
+            ),
+            (ENV_HELM_COMMAND, self.helm_command.clone()),
         ];
         let started = std::time::Instant::now();
         let out = exec::run(
             path,
-            &self.args_for(loc, subcommand),
+            &self.args_for(loc, site.op),
             dir,
             &env,
             stdin,
             self.limits,
         )
-        .map_err(|e| e.context(describe()))?;
+        .map_err(|e| e.context(site))?;
         tracing::debug!(
             plugin = %path.display(),
-            subcommand,
+            op = site.op,
             dir = %dir.display(),
             ms = started.elapsed().as_millis() as u64,
             stdout_bytes = out.stdout.len(),
@@ -151,29 +361,10 @@ impl Settings {
         match out.status {
             Some(0) => {}
             Some(EXIT_UNSUPPORTED) => return Ok(None),
-            Some(code) => {
-                return Err(Error::new(format!(
-                    "{} failed with exit status {code}{}",
-                    describe(),
-                    exec::stderr_tail(&out.stderr)
-                )))
-            }
-            None => {
-                return Err(Error::new(format!(
-                    "{} was killed by a signal{}",
-                    describe(),
-                    exec::stderr_tail(&out.stderr)
-                )))
-            }
+            _ => return Err(site.status_error(&out, "")),
         }
-        let docs = protocol::read_stream(&out.stdout).map_err(|e| {
-            Error::new(format!(
-                "{} wrote output that is not YAML: {}{}",
-                describe(),
-                e.message,
-                exec::stderr_tail(&out.stderr)
-            ))
-        })?;
+        let docs =
+            protocol::read_stream(&out.stdout).map_err(|e| site.junk_error(&out, &e.message))?;
         Ok(Some(docs))
     }
 
@@ -181,15 +372,8 @@ impl Settings {
     /// (cheap, and valid YAML), readable YAML for everyone else.
     fn encode(&self, group: &str, docs: &[&Value]) -> Vec<u8> {
         if group == BUILTIN_GROUP {
-            let mut out = Vec::new();
-            for (i, d) in docs.iter().enumerate() {
-                if i > 0 {
-                    out.extend_from_slice(b"---\n");
-                }
-                serde_json::to_writer(&mut out, d).expect("JSON values serialise");
-                out.push(b'\n');
-            }
-            out
+            let owned: Vec<Value> = docs.iter().map(|d| (*d).clone()).collect();
+            protocol::write_json_stream(&owned)
         } else {
             let owned: Vec<Value> = docs.iter().map(|d| (*d).clone()).collect();
             yaml::to_yaml_stream(&owned).into_bytes()
@@ -197,7 +381,8 @@ impl Settings {
     }
 
     /// Run the generators `configs` (all of one kustomization, in order):
-    /// one call per run of consecutive configs of the same group.
+    /// one KEP call per run of consecutive configs of the same group, one
+    /// call per config for legacy plugins and KRM functions.
     pub fn generate(
         &self,
         configs: &[Value],
@@ -205,28 +390,63 @@ impl Settings {
         kust_file: &Path,
     ) -> Result<Vec<Value>, Error> {
         let mut out = Vec::new();
-        for batch in batches(configs) {
-            let group = group_of(&batch[0]);
-            let loc = self.locate(&batch[0])?;
-            let refs: Vec<&Value> = batch.iter().collect();
-            let stdin = self.encode(&group, &refs);
-            match self.call(&loc, &group, "generate", dir, kust_file, stdin)? {
-                Some(docs) => out.extend(docs),
-                None => {
-                    return Err(Error::new(format!(
-                        "plugin {} (group {group:?}) does not support `generate` (exit 127), but {} lists it as a generator",
-                        loc.path().display(),
-                        kust_file.display()
-                    )))
+        for (loc, batch) in self.plan(configs, dir, kust_file)? {
+            let first = &batch[0];
+            let site = Site {
+                protocol: loc.protocol(),
+                path: loc.path(),
+                api_version: resource::api_version(first),
+                kind: resource::kind(first),
+                op: "generate",
+                kust_file,
+            };
+            match &loc {
+                Location::Legacy(path) => {
+                    CALLS.fetch_add(1, Ordering::Relaxed);
+                    out.extend(legacy::generate(self, path, first, dir, &site)?);
+                }
+                Location::Krm(spec) => {
+                    CALLS.fetch_add(1, Ordering::Relaxed);
+                    out.extend(krm::generate(self, spec, first, dir, &site)?);
+                }
+                Location::Kep(_) | Location::ShippedBuiltin(_) => {
+                    let group = group_of(first);
+                    let refs: Vec<&Value> = batch.iter().collect();
+                    let stdin = self.encode(&group, &refs);
+                    match self.call(&loc, &site, dir, stdin)? {
+                        Some(docs) if group != BUILTIN_GROUP => {
+                            let mut docs = legacy::expand_lists(docs)
+                                .map_err(|why| Error::new(format!("{site} wrote {why}")))?;
+                            // KEP generators may use the legacy hash / behavior
+                            // annotations too (they never see internal ones).
+                            for d in docs.iter_mut().filter(|d| {
+                                resource::annotation(d, protocol::LEGACY_NEEDS_HASH).is_some()
+                                    || resource::annotation(d, protocol::LEGACY_BEHAVIOR).is_some()
+                            }) {
+                                legacy::apply_generator_options(std::slice::from_mut(d))
+                                    .map_err(|e| e.context(site))?;
+                            }
+                            out.extend(docs)
+                        }
+                        Some(docs) => out.extend(docs),
+                        None => {
+                            return Err(Error::new(format!(
+                                "{site} does not support `generate` (exit status 127), but {} lists it as a generator",
+                                kust_file.display()
+                            )))
+                        }
+                    }
                 }
             }
         }
         Ok(out)
     }
 
-    /// Run the transformers `configs` over `resources`, one call per run of
-    /// consecutive configs of the same group. With `optional`, a plugin
-    /// answering 127 leaves the resources unchanged (generators asked to transform).
+    /// Run the transformers `configs` over `resources`, one KEP call per run
+    /// of consecutive configs of the same group, one call per config for
+    /// legacy plugins and KRM functions. With `optional` (generators asked to
+    /// transform, KEP only), a KEP plugin answering 127 leaves the resources
+    /// unchanged, and legacy plugins and KRM functions are not called.
     pub fn transform(
         &self,
         configs: &[Value],
@@ -235,26 +455,44 @@ impl Settings {
         kust_file: &Path,
         optional: bool,
     ) -> Result<Vec<Value>, Error> {
-        for batch in batches(configs) {
-            let group = group_of(&batch[0]);
-            let loc = self.locate(&batch[0])?;
-            resources =
-                self.transform_one(&loc, &group, batch, resources, dir, kust_file, optional)?;
+        for (loc, batch) in self.plan(configs, dir, kust_file)? {
+            let first = &batch[0];
+            let site = Site {
+                protocol: loc.protocol(),
+                path: loc.path(),
+                api_version: resource::api_version(first),
+                kind: resource::kind(first),
+                op: "transform",
+                kust_file,
+            };
+            resources = match &loc {
+                Location::Legacy(_) | Location::Krm(_) if optional => resources,
+                Location::Legacy(path) => {
+                    CALLS.fetch_add(1, Ordering::Relaxed);
+                    legacy::transform(self, path, first, resources, dir, &site)?
+                }
+                Location::Krm(spec) => {
+                    CALLS.fetch_add(1, Ordering::Relaxed);
+                    krm::transform(self, spec, first, resources, dir, &site)?
+                }
+                Location::Kep(_) | Location::ShippedBuiltin(_) => {
+                    self.transform_one(&loc, &site, batch, resources, dir, optional)?
+                }
+            };
         }
         Ok(resources)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn transform_one(
         &self,
         loc: &Location,
-        group: &str,
+        site: &Site<'_>,
         configs: &[Value],
         mut resources: Vec<Value>,
         dir: &Path,
-        kust_file: &Path,
         optional: bool,
     ) -> Result<Vec<Value>, Error> {
+        let group = group_of(&configs[0]);
         // The shipped builtin keeps identities itself (it records renames in
         // the build annotations); any other plugin gets ids to match by.
         let track = !matches!(loc, Location::ShippedBuiltin(_));
@@ -272,12 +510,11 @@ impl Settings {
         };
         let mut docs: Vec<&Value> = configs.iter().collect();
         docs.extend(resources.iter());
-        let stdin = self.encode(group, &docs);
+        let stdin = self.encode(&group, &docs);
         drop(docs);
-        let result = self.call(loc, group, "transform", dir, kust_file, stdin);
-        let out = match result {
-            Ok(Some(out)) => out,
-            Ok(None) if optional => {
+        let out = match self.call(loc, site, dir, stdin)? {
+            Some(out) => out,
+            None if optional => {
                 if track {
                     for r in &mut resources {
                         resource::remove_annotation(r, ID_ANNOTATION);
@@ -285,19 +522,26 @@ impl Settings {
                 }
                 return Ok(resources);
             }
-            Ok(None) => {
+            None => {
                 return Err(Error::new(format!(
-                    "plugin {} (group {group:?}) does not support `transform` (exit 127), but {} lists it as a transformer",
-                    loc.path().display(),
-                    kust_file.display()
+                    "{site} does not support `transform` (exit status 127), but {} lists it as a transformer",
+                    site.kust_file.display()
                 )))
             }
-            Err(e) => return Err(e),
         };
         if !track {
             return Ok(out);
         }
-        let mut out = out;
+        let mut out =
+            legacy::expand_lists(out).map_err(|why| Error::new(format!("{site} wrote {why}")))?;
+        // A transformer that echoes its own configuration objects back (even
+        // edited) has not made resources of them: an output without an id
+        // that has a config's id is that config.
+        let config_ids: Vec<ResId> = configs.iter().map(ResId::of).collect();
+        out.retain(|r| {
+            resource::annotation(r, ID_ANNOTATION).is_some()
+                || !config_ids.iter().any(|c| c.equals(&ResId::of(r)))
+        });
         for r in &mut out {
             let id = resource::remove_annotation(r, ID_ANNOTATION)
                 .and_then(|v| v.as_str().and_then(|s| s.parse::<usize>().ok()));
@@ -330,22 +574,8 @@ fn record_previous_id(r: &mut Value, old: &ResId) {
     }
 }
 
-/// Split configs into runs of consecutive objects of the same group.
-fn batches(configs: &[Value]) -> Vec<&[Value]> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for i in 1..=configs.len() {
-        if i == configs.len() || group_of(&configs[i]) != group_of(&configs[start]) {
-            if start < i {
-                out.push(&configs[start..i]);
-            }
-            start = i;
-        }
-    }
-    out
-}
-
-fn is_executable(p: &Path) -> bool {
+/// Whether `p` is a regular file with an executable bit set.
+pub fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p)
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)

@@ -13,6 +13,7 @@ mod annotations;
 mod configmap_generator;
 mod generator_common;
 mod hash;
+pub mod helm;
 mod image_tag;
 mod labels;
 mod name_reference;
@@ -45,6 +46,7 @@ pub fn generator(kind: &str) -> Option<GenerateFn> {
     Some(match kind {
         "ConfigMapGenerator" => configmap_generator::generate,
         "SecretGenerator" => secret_generator::generate,
+        "HelmChartInflationGenerator" => helm::generate,
         _ => return None,
     })
 }
