@@ -293,7 +293,7 @@ pub fn find_file(dir: &Path) -> Result<PathBuf, Error> {
 impl Kustomization {
     /// Parse a kustomization file's text; `file` names it in errors.
     pub fn parse(text: &str, file: &Path) -> Result<Kustomization, Error> {
-        let docs = yaml::parse_stream(text)
+        let docs = yaml::parse_kustomization(text)
             .map_err(|e| e.context(format!("invalid Kustomization {}", file.display())))?;
         let value = match docs.len() {
             0 => Value::Object(Default::default()),

@@ -64,6 +64,30 @@ pub fn parse_stream(text: &str) -> Result<Vec<Value>, Error> {
         .map_err(Error::from)
 }
 
+/// Parse a kustomization file as kustomize does: `sigs.k8s.io/yaml`'s
+/// YAMLToJSON, i.e. go-yaml v2 — YAML 1.1 scalars (`yes`, `on` are
+/// booleans) and a repeated mapping key silently replacing the earlier one.
+pub fn parse_kustomization(text: &str) -> Result<Vec<Value>, Error> {
+    LENIENT_V2.with(|m| m.set(true));
+    let result = parse_stream(text);
+    LENIENT_V2.with(|m| m.set(false));
+    result
+}
+
+thread_local! {
+    /// Set while [`parse_kustomization`] runs: the reader is shared, and
+    /// only scalar typing and the duplicate-key check differ.
+    static LENIENT_V2: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn rules() -> Rules {
+    if LENIENT_V2.with(|m| m.get()) {
+        Rules::V2
+    } else {
+        Rules::V3
+    }
+}
+
 /// Like [`parse_stream`], also giving the 1-based line where each document's
 /// content starts.
 pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlError> {
@@ -526,6 +550,9 @@ fn add_entry(
 /// go-yaml compares keys by their text (`a` and "a" are the same key),
 /// which is the JSON key here; the first repeated key is an error.
 fn check_duplicates(entries: &[(String, Value, usize)]) -> Result<(), YamlError> {
+    if LENIENT_V2.with(|m| m.get()) {
+        return Ok(());
+    }
     let duplicate = |j: usize, i: usize| {
         YamlError::at(
             entries[j].2,
@@ -690,13 +717,13 @@ fn type_scalar(s: &Scalar) -> Result<Typed, YamlError> {
     match tag {
         // Quoted and block scalars are strings unless a tag says otherwise.
         None if !s.plain => Ok(Typed::Resolved(Resolved::Str)),
-        None => Ok(Typed::Resolved(resolve_plain(&s.text, Rules::V3, true))),
+        None => Ok(Typed::Resolved(resolve_plain(&s.text, rules(), true))),
         Some("!!str") => Ok(Typed::Resolved(Resolved::Str)),
         Some("!!binary") => decode_base64(&s.text)
             .map(|b| Typed::Binary(go_string_from_bytes(&b)))
             .ok_or_else(|| YamlError::at(s.line, "!!binary value contains invalid base64 data")),
         Some(t @ ("!!int" | "!!float" | "!!bool" | "!!null" | "!!timestamp")) => {
-            let r = resolve_plain(&s.text, Rules::V3, t == "!!timestamp");
+            let r = resolve_plain(&s.text, rules(), t == "!!timestamp");
             if r.tag() == t {
                 return Ok(Typed::Resolved(r));
             }
