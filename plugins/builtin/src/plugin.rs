@@ -68,7 +68,15 @@ pub fn run_with(subcommand: &str, input: &[u8], ctx: &Ctx) -> Result<Option<Vec<
                     continue;
                 }
                 let t = transformer(kind).ok_or_else(|| unknown_kind(kind, "transformer"))?;
+                let started = std::time::Instant::now();
                 t(config, &mut resources, ctx).map_err(|e| e.context(describe(config)))?;
+                tracing::debug!(
+                    kind,
+                    name = resource::name(config),
+                    resources = resources.len(),
+                    us = started.elapsed().as_micros() as u64,
+                    "builtin transformer finished"
+                );
             }
             Ok(Some(protocol::write_json_stream(&resources)))
         }
