@@ -53,13 +53,21 @@ pub fn apply_to_resource(res: &mut Value, patch: &Value, schema: &Schema) -> Res
     if allow_name || allow_kind {
         target::store_previous_id(res);
     }
+    let id = hide_id(res);
     let kept = build_annotations(res);
-    let merged = match merge(std::mem::take(res), patch.clone(), schema)? {
-        Some(v) => v,
-        None => return Ok(false),
+    let original = std::mem::take(res);
+    let merged = match merge(original.clone(), patch.clone(), schema) {
+        Ok(Some(v)) => v,
+        Ok(None) => return Ok(false),
+        Err(e) => {
+            *res = original;
+            restore_id(res, id);
+            return Err(e);
+        }
     };
     *res = merged;
     restore_annotations(res, kept);
+    restore_id(res, id);
     if !allow_kind {
         resource::map_at_mut(res, &[]).insert(
             "kind".into(),
@@ -170,6 +178,20 @@ fn parse_schema_text(text: &str) -> Result<Value, Error> {
         .into_iter()
         .next()
         .unwrap_or(Value::Null))
+}
+
+/// Take the core's id annotation off a resource (kustomize's resources do
+/// not have it, and patches must see them as kustomize's do).
+pub(crate) fn hide_id(res: &mut Value) -> Option<Value> {
+    resource::remove_annotation(res, protocol::ID_ANNOTATION)
+}
+
+/// Put the id annotation back.
+pub(crate) fn restore_id(res: &mut Value, id: Option<Value>) {
+    if let Some(id) = id {
+        resource::map_at_mut(res, &["metadata", "annotations"])
+            .insert(protocol::ID_ANNOTATION.to_string(), id);
+    }
 }
 
 /// Annotations that carry build state, which patches must not lose.
