@@ -311,6 +311,17 @@ fn raw_text(v: &Value) -> String {
     }
 }
 
+/// Whether a string must have been quoted (or written as a block) in YAML:
+/// read as a plain scalar, its text would not give back the string. Strings
+/// that read back unchanged are taken to have been written plain, the usual
+/// case (the reader keeps no style).
+fn needs_quotes(s: &str) -> bool {
+    match kustom_api::yaml::parse_stream(s) {
+        Ok(docs) => !matches!(docs.as_slice(), [Value::String(t)] if t == s),
+        Err(_) => true,
+    }
+}
+
 /// The value of each merge key in a list element; "" for absent or empty ones.
 fn key_values(elem: &Value, keys: &[String]) -> Vec<String> {
     keys.iter()
@@ -796,7 +807,16 @@ impl<'s> Merger<'s> {
             let d = dest.get_mut(&key).map(std::mem::take);
             let o = origin.shift_remove(&key);
             let child = schema.and_then(|s| s.field(&key));
-            set_field(&mut dest, &key, self.walk(d, o, child)?);
+            let quoted = matches!(&d, Some(Value::String(s)) if needs_quotes(s));
+            let merged = match self.walk(d, o, child)? {
+                // kyaml gives the new value the old one's quoting style: a
+                // number or boolean replacing a quoted string becomes a string.
+                Merged::Origin(v @ (Value::Number(_) | Value::Bool(_))) if quoted => {
+                    Merged::Origin(Value::String(raw_text(&v)))
+                }
+                other => other,
+            };
+            set_field(&mut dest, &key, merged);
         }
         Ok(dest)
     }
@@ -1075,6 +1095,18 @@ mod tests {
         assert_eq!(out["spec"]["new"], json!({"$patch": "weird", "a": 1}));
         // Delete at the top deletes the object.
         assert_eq!(merge_builtin(dest, json!({"$patch": "delete"})), None);
+    }
+
+    #[test]
+    fn scalars_replacing_quoted_strings_become_strings() {
+        let dest = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+            "data": {"a": "80", "b": "x", "c": "true", "d": "multi\nline\n", "e": 3}});
+        let patch = json!({"data": {"a": 8080, "b": 1, "c": false, "d": 5, "e": "7"}});
+        let out = merge_builtin(dest, patch).expect("kept");
+        assert_eq!(
+            out["data"],
+            json!({"a": "8080", "b": 1, "c": "false", "d": "5", "e": "7"})
+        );
     }
 
     #[test]
