@@ -807,7 +807,11 @@ impl<'s> Merger<'s> {
             let d = dest.get_mut(&key).map(std::mem::take);
             let o = origin.shift_remove(&key);
             let child = schema.and_then(|s| s.field(&key));
-            let quoted = matches!(&d, Some(Value::String(s)) if needs_quotes(s));
+            // (Only a number or boolean replacing a string can change type.)
+            let quoted = matches!(
+                (&d, &o),
+                (Some(Value::String(s)), Some(Value::Number(_) | Value::Bool(_))) if needs_quotes(s)
+            );
             let merged = match self.walk(d, o, child)? {
                 // kyaml gives the new value the old one's quoting style: a
                 // number or boolean replacing a quoted string becomes a string.
