@@ -4,20 +4,21 @@
 //! every line that starts with `---`, (3) decoding the first YAML document of
 //! each piece with go-yaml v3, (4) expanding aliases and `<<` merge keys
 //! (kyaml's `DeAnchor`), and finally (5) decoding the node into Go's
-//! `interface{}` and encoding that as JSON. This module reproduces the
-//! observable result of that chain on top of yaml-rust2's event parser:
-//! scalars are typed with go-yaml v3's rules (see `resolve.rs`), timestamps
-//! become RFC 3339 strings, values JSON cannot hold are errors, and so are
-//! the things go-yaml rejects (duplicate keys, bad merges, non-string keys
-//! below the top level).
+//! `interface{}` and encoding that as JSON (after one more encode/decode
+//! round trip, which changes some folded scalars). This module reproduces
+//! the observable result of that chain on top of our own go-yaml-compatible
+//! parser (`scan.rs`, `parse.rs`): scalars are typed with go-yaml v3's rules
+//! (see `resolve.rs`), timestamps become RFC 3339 strings, values JSON
+//! cannot hold are errors, and so are the things go-yaml rejects (duplicate
+//! keys, bad merges, non-string keys below the top level).
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
-use yaml_rust2::parser::{Event, Parser, Tag};
-use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
+use super::parse::{Event, Parser};
 use super::resolve::{resolve_plain, Resolved, Rules};
+use super::scan::{ScalarStyle, SyntaxError};
 use crate::Error;
 
 /// A YAML syntax or structure error with its 1-based line.
@@ -76,6 +77,9 @@ pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlEr
     let text = normalized.as_ref();
     let pieces = split_documents(text)?;
     let mut docs = Vec::with_capacity(pieces.len());
+    // One parser and builder for all pieces: their buffers are reused.
+    let mut parser = Parser::new("");
+    let mut builder = Builder::new(1);
     let mut line = 1;
     let mut counted_to = 0;
     let last = pieces.len().saturating_sub(1);
@@ -83,9 +87,10 @@ pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlEr
         line += count_newlines(&text[counted_to..start]);
         counted_to = start;
         // Cutting at the separator eats the newline that ended the piece;
-        // kyaml puts it back (it matters to literal block scalars).
-        let tail = if i == last { "" } else { "\n" };
-        if let Some(doc) = parse_piece(&text[start..end], tail, line)? {
+        // kyaml puts it back (it matters to literal block scalars). That
+        // newline is the separator's first character, still in `text`.
+        let end = if i == last { end } else { end + 1 };
+        if let Some(doc) = parse_piece(&mut parser, &mut builder, &text[start..end], line)? {
             docs.push(doc);
         }
     }
@@ -128,82 +133,54 @@ fn split_documents(text: &str) -> Result<Vec<(usize, usize)>, YamlError> {
 }
 
 /// Decode the first document of one piece, as go-yaml's `Decoder.Decode`
-/// does once per piece; whatever follows that document is never looked at.
-fn parse_piece(
-    piece: &str,
-    tail: &str,
+/// does once per piece; whatever follows that document is not decoded.
+fn parse_piece<'t>(
+    parser: &mut Parser<'t>,
+    builder: &mut Builder,
+    text: &'t str,
     first_line: usize,
 ) -> Result<Option<(Value, usize)>, YamlError> {
-    // yaml-rust2 has internal assertions; a malformed input must never take
-    // the whole process down, so a panic in the parser becomes an error.
-    let parsed = std::panic::catch_unwind(|| read_events(piece, tail));
-    let mut events = match parsed {
-        Ok(Ok(events)) => events,
-        Ok(Err(e)) => {
-            return Err(YamlError::at(
-                first_line + e.marker().line().saturating_sub(1),
-                e.info().to_string(),
-            ))
+    check_characters(text, first_line)?;
+    let syntax = |e: SyntaxError| YamlError::at(first_line + e.line, e.problem);
+    parser.reset(text);
+    builder.reset(first_line);
+    // The parser is written not to panic; should a bug make it do so
+    // anyway, the input is reported as unreadable rather than taking the
+    // whole process down.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        while let Some(event) = parser.next_event().map_err(syntax)? {
+            builder.event(event)?;
         }
-        Err(_) => {
-            return Err(YamlError::at(
-                first_line,
-                "the YAML parser failed on this document",
-            ))
-        }
-    };
-    if tail.is_empty() {
-        fix_unterminated_block_scalar(&mut events, piece);
-    }
-    Builder::new(first_line).run(events)
-}
-
-/// The events of the first document of `piece` + `tail`.
-fn read_events(piece: &str, tail: &str) -> Result<Vec<(Event, Marker)>, ScanError> {
-    let mut parser = Parser::new(piece.chars().chain(tail.chars()));
-    let mut events = Vec::new();
-    loop {
-        let (event, mark) = parser.next_token()?;
-        let last = matches!(event, Event::DocumentEnd | Event::StreamEnd);
-        events.push((event, mark));
-        if last {
-            return Ok(events);
-        }
+        Ok(builder.finish())
+    }));
+    match result {
+        Ok(r) => r,
+        Err(_) => Err(YamlError::at(
+            first_line,
+            "the YAML parser failed on this document",
+        )),
     }
 }
 
-/// A block scalar that runs to the very end of the input, with no final
-/// line break, has no trailing newline in go-yaml (there is no break to
-/// keep); yaml-rust2 adds one. The only scalar this can concern is the last
-/// one, and only when the input's last line is part of it.
-fn fix_unterminated_block_scalar(events: &mut [(Event, Marker)], piece: &str) {
-    if piece.ends_with('\n') {
-        return;
+/// go-yaml's reader accepts only these characters (YAML's printable set).
+fn check_characters(text: &str, first_line: usize) -> Result<(), YamlError> {
+    let simple = |b: u8| matches!(b, b'\t' | b'\n' | b'\r' | 0x20..=0x7E);
+    if text.bytes().all(simple) {
+        return Ok(());
     }
-    let last_line = piece.rsplit('\n').next().unwrap_or("").trim_start();
-    if last_line.trim_end().is_empty() {
-        return;
-    }
-    let last_node = events.iter_mut().rev().find(|(e, _)| {
-        matches!(
-            e,
-            Event::Scalar(..)
-                | Event::Alias(_)
-                | Event::SequenceStart(..)
-                | Event::MappingStart(..)
-        )
-    });
-    let last_scalar = match last_node {
-        Some((Event::Scalar(text, style, _, _), _)) => Some((text, *style)),
-        _ => None,
-    };
-    if let Some((text, TScalarStyle::Literal | TScalarStyle::Folded)) = last_scalar {
-        if let Some(body) = text.strip_suffix('\n') {
-            if body.ends_with(last_line) {
-                text.pop();
-            }
+    let mut line = first_line;
+    for c in text.chars() {
+        let ok = matches!(c,
+            '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{A0}'..='\u{D7FF}'
+            | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}');
+        if !ok {
+            return Err(YamlError::at(line, "control characters are not allowed"));
+        }
+        if c == '\n' {
+            line += 1;
         }
     }
+    Ok(())
 }
 
 /// Upper bound on values produced by alias expansion in one document; a
@@ -211,7 +188,12 @@ fn fix_unterminated_block_scalar(events: &mut [(Event, Marker)], piece: &str) {
 /// likewise refuses "excessive aliasing").
 const ALIAS_BUDGET: usize = 5_000_000;
 
-/// A scalar as written: text, whether it was plain, its tag, its line.
+/// Deepest nesting of collections accepted. go-yaml allows 10000 levels,
+/// but values this deep would overflow the stack of the (recursive) JSON
+/// writer and destructor; real resources are nowhere near.
+const MAX_NESTING: usize = 1000;
+
+/// A scalar as written: text, whether it was plain, its (short) tag, its line.
 #[derive(Debug, Clone)]
 struct Scalar {
     text: String,
@@ -243,30 +225,38 @@ enum Anchored {
     },
 }
 
-struct Entry {
-    key: Node,
-    key_line: usize,
-    value: Value,
-    /// For merge validation: the value was an alias to a non-mapping.
-    value_alias_non_map: bool,
+/// A mapping being read. Its entries wait in [`Builder::entries`] (one
+/// buffer for all open mappings) until the end, when the JSON object is
+/// built at its final size; `<<` keys are set aside and merged then.
+struct MapFrame {
+    /// Where this mapping's entries start in [`Builder::entries`].
+    entries_start: usize,
+    pending_key: Option<(Node, usize)>,
+    /// The `<<` value, whether it came from an alias to a non-mapping, and
+    /// the key's line.
+    merge: Option<(Value, bool, usize)>,
+    /// kyaml drops the first key spelled `<<` (whatever its style).
+    dropped_lt: bool,
+    is_root: bool,
+    anchor: Option<String>,
+    line: usize,
 }
 
 enum Frame {
     Seq {
         items: Vec<Value>,
-        anchor: usize,
-    },
-    Map {
-        entries: Vec<Entry>,
-        pending_key: Option<(Node, usize)>,
-        anchor: usize,
+        anchor: Option<String>,
         line: usize,
     },
+    Map(MapFrame),
 }
 
 struct Builder {
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Anchored>,
+    anchors: HashMap<String, Anchored>,
+    /// Entries (JSON key, value, key line) of the open mappings, outermost
+    /// first.
+    entries: Vec<(String, Value, usize)>,
     first_line: usize,
     alias_budget: usize,
     root: Option<(Value, usize)>,
@@ -278,6 +268,7 @@ impl Builder {
         Builder {
             stack: Vec::new(),
             anchors: HashMap::new(),
+            entries: Vec::new(),
             first_line,
             alias_budget: ALIAS_BUDGET,
             root: None,
@@ -285,98 +276,151 @@ impl Builder {
         }
     }
 
-    fn line(&self, marker_line: usize) -> usize {
-        self.first_line + marker_line.saturating_sub(1)
+    /// Start a new document, keeping the buffers' memory.
+    fn reset(&mut self, first_line: usize) {
+        self.stack.clear();
+        self.anchors.clear();
+        self.entries.clear();
+        self.first_line = first_line;
+        self.alias_budget = ALIAS_BUDGET;
+        self.root = None;
+        self.root_null = false;
     }
 
-    fn run(mut self, events: Vec<(Event, Marker)>) -> Result<Option<(Value, usize)>, YamlError> {
-        let mut root_line = None;
-        for (event, mark) in events {
-            let line = self.line(mark.line());
-            match event {
-                Event::StreamStart | Event::Nothing | Event::DocumentStart => {}
-                Event::StreamEnd => return Ok(None),
-                Event::DocumentEnd => break,
-                Event::Alias(id) => {
-                    root_line.get_or_insert(line);
-                    let node = self.alias(id, line)?;
-                    self.attach(node, line, true)?;
+    /// The document's value and first line; None for an empty or null
+    /// document.
+    fn finish(&mut self) -> Option<(Value, usize)> {
+        if self.root_null {
+            None
+        } else {
+            self.root.take()
+        }
+    }
+
+    fn event(&mut self, event: Event) -> Result<(), YamlError> {
+        match event {
+            Event::Alias { name, mark } => {
+                let line = self.first_line + mark.line;
+                let node = self.alias(&name, line)?;
+                self.attach(node, line, true)
+            }
+            Event::Scalar {
+                value,
+                style,
+                tag,
+                anchor,
+                mark,
+            } => {
+                let line = self.first_line + mark.line;
+                let value = if style == ScalarStyle::Folded {
+                    folded_after_kyaml(value)
+                } else {
+                    value
+                };
+                let scalar = Scalar {
+                    text: value,
+                    plain: style == ScalarStyle::Plain,
+                    tag: tag.as_deref().and_then(short_tag),
+                    line,
+                };
+                if let Some(name) = anchor {
+                    self.anchors.insert(name, Anchored::Scalar(scalar.clone()));
                 }
-                Event::Scalar(text, style, anchor, tag) => {
-                    root_line.get_or_insert(line);
-                    let scalar = Scalar {
-                        text,
-                        plain: matches!(style, TScalarStyle::Plain),
-                        tag: tag.as_ref().and_then(short_tag),
-                        line,
-                    };
-                    if anchor > 0 {
-                        self.anchors
-                            .insert(anchor, Anchored::Scalar(scalar.clone()));
-                    }
-                    self.attach(Node::Scalar(scalar), line, false)?;
-                }
-                Event::SequenceStart(anchor, _) => {
-                    root_line.get_or_insert(line);
-                    self.stack.push(Frame::Seq {
-                        items: Vec::new(),
+                self.attach(Node::Scalar(scalar), line, false)
+            }
+            Event::SeqStart { anchor, mark } => {
+                self.check_depth(mark.line)?;
+                self.stack.push(Frame::Seq {
+                    items: Vec::new(),
+                    anchor,
+                    line: self.first_line + mark.line,
+                });
+                Ok(())
+            }
+            Event::MapStart { anchor, mark } => {
+                self.check_depth(mark.line)?;
+                let is_root = self.stack.is_empty();
+                self.stack.push(Frame::Map(MapFrame {
+                    entries_start: self.entries.len(),
+                    pending_key: None,
+                    merge: None,
+                    dropped_lt: false,
+                    is_root,
+                    anchor,
+                    line: self.first_line + mark.line,
+                }));
+                Ok(())
+            }
+            Event::SeqEnd | Event::MapEnd => {
+                let (value, is_map, anchor, line) = match self.stack.pop() {
+                    Some(Frame::Seq {
+                        items,
                         anchor,
-                    });
-                }
-                Event::MappingStart(anchor, _) => {
-                    root_line.get_or_insert(line);
-                    self.stack.push(Frame::Map {
-                        entries: Vec::new(),
-                        pending_key: None,
-                        anchor,
                         line,
-                    });
-                }
-                Event::SequenceEnd | Event::MappingEnd => {
-                    let is_root = self.stack.len() == 1;
-                    let (value, is_map, anchor) = match self.stack.pop() {
-                        Some(Frame::Seq { items, anchor }) => (Value::Array(items), false, anchor),
-                        Some(Frame::Map {
-                            entries,
+                    }) => (Value::Array(items), false, anchor, line),
+                    Some(Frame::Map(frame)) => {
+                        let MapFrame {
+                            entries_start,
                             pending_key,
+                            merge,
                             anchor,
                             line,
-                        }) => {
-                            if pending_key.is_some() {
-                                return Err(YamlError::at(line, "mapping key without a value"));
+                            ..
+                        } = frame;
+                        if pending_key.is_some() {
+                            return Err(YamlError::at(line, "mapping key without a value"));
+                        }
+                        let entries = self.entries.get(entries_start..).unwrap_or_default();
+                        check_duplicates(entries)?;
+                        let mut map = Map::with_capacity(entries.len());
+                        for (k, v, _) in self.entries.drain(entries_start..) {
+                            map.insert(k, v);
+                        }
+                        if let Some(merge) = merge {
+                            // Keys of the mapping itself win, then earlier
+                            // sources over later ones.
+                            for src in merge_sources(merge)? {
+                                for (k, v) in src {
+                                    if !map.contains_key(&k) {
+                                        map.insert(k, v);
+                                    }
+                                }
                             }
-                            (finish_map(entries, is_root, line)?, true, anchor)
                         }
-                        None => {
-                            return Err(YamlError::at(line, "unbalanced collection end"));
-                        }
-                    };
-                    if anchor > 0 {
-                        let size = count_values(&value);
-                        self.anchors.insert(
-                            anchor,
-                            Anchored::Collection {
-                                value: value.clone(),
-                                is_map,
-                                size,
-                            },
-                        );
+                        (Value::Object(map), true, anchor, line)
                     }
-                    self.attach(Node::Collection { value, is_map }, line, false)?;
+                    None => {
+                        return Err(YamlError::at(self.first_line, "unbalanced collection end"));
+                    }
+                };
+                if let Some(name) = anchor {
+                    let size = count_values(&value);
+                    self.anchors.insert(
+                        name,
+                        Anchored::Collection {
+                            value: value.clone(),
+                            is_map,
+                            size,
+                        },
+                    );
                 }
+                self.attach(Node::Collection { value, is_map }, line, false)
             }
         }
-        if self.root_null {
-            return Ok(None);
-        }
-        Ok(self
-            .root
-            .take()
-            .map(|(v, _)| (v, root_line.unwrap_or(self.first_line))))
     }
 
-    fn alias(&mut self, id: usize, line: usize) -> Result<Node, YamlError> {
-        match self.anchors.get(&id) {
+    fn check_depth(&self, line: usize) -> Result<(), YamlError> {
+        if self.stack.len() >= MAX_NESTING {
+            return Err(YamlError::at(
+                self.first_line + line,
+                format!("collections are nested more than {MAX_NESTING} levels deep"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn alias(&mut self, name: &str, line: usize) -> Result<Node, YamlError> {
+        match self.anchors.get(name) {
             Some(Anchored::Scalar(s)) => Ok(Node::Scalar(s.clone())),
             Some(Anchored::Collection {
                 value,
@@ -392,11 +436,11 @@ impl Builder {
                     is_map: *is_map,
                 })
             }
-            // An alias to an anchor still being defined (a node containing
-            // itself); kustomize recurses forever on these.
+            // Unknown, or still being defined (a node containing itself,
+            // on which kustomize recurses forever).
             None => Err(YamlError::at(
                 line,
-                "alias refers to an anchor that contains it",
+                format!("unknown anchor '{name}' referenced"),
             )),
         }
     }
@@ -414,28 +458,99 @@ impl Builder {
                     Node::Collection { value, .. } => value,
                 };
                 self.root = Some((value, line));
+                Ok(())
             }
-            Some(Frame::Seq { items, .. }) => items.push(node_value(node)?),
-            Some(Frame::Map {
-                entries,
-                pending_key,
-                ..
-            }) => match pending_key.take() {
-                None => *pending_key = Some((node, line)),
+            Some(Frame::Seq { items, .. }) => {
+                items.push(node_value(node)?);
+                Ok(())
+            }
+            Some(Frame::Map(frame)) => match frame.pending_key.take() {
+                None => {
+                    frame.pending_key = Some((node, line));
+                    Ok(())
+                }
                 Some((key, key_line)) => {
-                    let value_alias_non_map =
+                    let alias_non_map =
                         from_alias && !matches!(node, Node::Collection { is_map: true, .. });
-                    entries.push(Entry {
+                    let value = node_value(node)?;
+                    add_entry(
+                        frame,
+                        &mut self.entries,
                         key,
                         key_line,
-                        value: node_value(node)?,
-                        value_alias_non_map,
-                    });
+                        value,
+                        alias_non_map,
+                    )
                 }
             },
         }
-        Ok(())
     }
+}
+
+/// Put one key and value into a mapping being read.
+fn add_entry(
+    frame: &mut MapFrame,
+    entries: &mut Vec<(String, Value, usize)>,
+    key: Node,
+    key_line: usize,
+    value: Value,
+    alias_non_map: bool,
+) -> Result<(), YamlError> {
+    let Node::Scalar(s) = key else {
+        return Err(YamlError::at(
+            key_line,
+            "invalid map key: a mapping or sequence cannot be a key",
+        ));
+    };
+    if is_merge_key(&s) {
+        if frame.merge.is_some() {
+            return Err(YamlError::at(frame.line, "duplicate merge key"));
+        }
+        frame.dropped_lt |= s.text == "<<";
+        frame.merge = Some((value, alias_non_map, key_line));
+        return Ok(());
+    }
+    if s.text == "<<" && !frame.dropped_lt {
+        frame.dropped_lt = true;
+        return Ok(());
+    }
+    let key = if frame.is_root {
+        root_key(s)?
+    } else {
+        nested_key(s)?
+    };
+    entries.push((key, value, key_line));
+    Ok(())
+}
+
+/// go-yaml compares keys by their text (`a` and "a" are the same key),
+/// which is the JSON key here; the first repeated key is an error.
+fn check_duplicates(entries: &[(String, Value, usize)]) -> Result<(), YamlError> {
+    let duplicate = |j: usize, i: usize| {
+        YamlError::at(
+            entries[j].2,
+            format!(
+                "mapping key {} already defined at line {}",
+                go_quote(&entries[j].0),
+                entries[i].2
+            ),
+        )
+    };
+    if entries.len() <= 16 {
+        for j in 1..entries.len() {
+            if let Some(i) = entries[..j].iter().position(|e| e.0 == entries[j].0) {
+                return Err(duplicate(j, i));
+            }
+        }
+        return Ok(());
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+    for (j, e) in entries.iter().enumerate() {
+        if let Some(i) = seen.insert(e.0.as_str(), j) {
+            return Err(duplicate(j, i));
+        }
+    }
+    Ok(())
 }
 
 fn node_value(node: Node) -> Result<Value, YamlError> {
@@ -454,16 +569,112 @@ fn count_values(v: &Value) -> usize {
     }
 }
 
-/// The short form of a tag; None for the non-specific `!`, which go-yaml
-/// treats exactly like no tag at all.
-fn short_tag(tag: &Tag) -> Option<String> {
-    let full = format!("{}{}", tag.handle, tag.suffix);
-    if full == "!" || full.is_empty() {
+/// The value a folded (`>`) scalar has after kustomize is done with it.
+///
+/// kyaml re-encodes each resource with go-yaml v3 and decodes it again
+/// before printing, and v3 writes folded scalars back in folded style with
+/// a bug: whether a line break needs doubling is decided from the first
+/// line of the whole text instead of the line that follows. So the text is
+/// written the way v3 writes it and read back. (kustomize's encoder does
+/// not fold long lines there: more-indented long lines come back intact.)
+fn folded_after_kyaml(value: String) -> String {
+    // Any indentation will do: no line is folded for width.
+    const INDENT: usize = 2;
+    let is_break = |c: char| matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}');
+    // v3 keeps block style unless the text is empty, has a space before a
+    // line break or at its very end, or characters it must escape.
+    let printable = |c: char| {
+        matches!(c, '\t' | '\n' | ' '..='~' | '\u{A0}'..='\u{D7FF}')
+            || (('\u{E000}'..='\u{FFFD}').contains(&c) && c != '\u{FEFF}')
+    };
+    if value.is_empty()
+        || value.ends_with(' ')
+        || value.contains(" \n")
+        || !value.chars().all(printable)
+        || value.contains('\u{2028}')
+        || value.contains('\u{2029}')
+    {
+        return value;
+    }
+    let mut out = String::with_capacity(value.len() + 16);
+    out.push('>');
+    if value.starts_with(|c: char| c == ' ' || is_break(c)) {
+        out.push('2');
+    }
+    let mut rev = value.chars().rev();
+    match (rev.next(), rev.next()) {
+        (Some(last), _) if !is_break(last) => out.push('-'),
+        (Some(_), None) => out.push('+'),
+        (Some(_), Some(prev)) if is_break(prev) => out.push('+'),
+        _ => {}
+    }
+    // The bug: the check looks at the first non-break character of the
+    // whole text.
+    let first_blank = value
+        .chars()
+        .find(|&c| !is_break(c))
+        .is_none_or(|c| c == ' ' || c == '\t');
+    // The header line ends right away (go-yaml v2 writes it so, and so
+    // does the v3 kustomize uses: a leading empty line survives).
+    out.push('\n');
+    let mut column = 0;
+    let mut indention = true;
+    let newline = |out: &mut String, column: &mut usize, indention: &mut bool| {
+        out.push('\n');
+        *column = 0;
+        *indention = true;
+    };
+    let write_indent = |out: &mut String, column: &mut usize, indention: &mut bool| {
+        if !*indention || *column > INDENT {
+            newline(out, column, indention);
+        }
+        if *column < INDENT {
+            out.push_str("  ");
+            *column = INDENT;
+        }
+    };
+    let mut breaks = true;
+    let mut leading_spaces = true;
+    for c in value.chars() {
+        if is_break(c) {
+            if !breaks && !leading_spaces && c == '\n' && !first_blank {
+                newline(&mut out, &mut column, &mut indention);
+            }
+            if c == '\n' {
+                newline(&mut out, &mut column, &mut indention);
+            } else {
+                out.push(c);
+                column = 0;
+                indention = true;
+            }
+            breaks = true;
+        } else {
+            if breaks {
+                write_indent(&mut out, &mut column, &mut indention);
+                leading_spaces = c == ' ' || c == '\t';
+            }
+            out.push(c);
+            column += 1;
+            indention = false;
+            breaks = false;
+        }
+    }
+    let mut parser = Parser::new(&out);
+    match parser.next_event() {
+        Ok(Some(Event::Scalar { value: reread, .. })) => reread,
+        _ => value,
+    }
+}
+
+/// The short form of a resolved tag; None for the non-specific `!`, which
+/// go-yaml treats exactly like no tag at all.
+fn short_tag(tag: &str) -> Option<String> {
+    if tag == "!" || tag.is_empty() {
         return None;
     }
-    Some(match full.strip_prefix("tag:yaml.org,2002:") {
+    Some(match tag.strip_prefix("tag:yaml.org,2002:") {
         Some(rest) => format!("!!{rest}"),
-        None => full,
+        None => tag.to_string(),
     })
 }
 
@@ -544,114 +755,23 @@ fn go_float_name(f: f64) -> &'static str {
 }
 
 /// A plain `<<` (or an explicitly `!!merge`-tagged key).
-fn is_merge_key(key: &Node) -> bool {
-    match key {
-        Node::Scalar(s) => match s.tag.as_deref() {
-            None => s.plain && s.text == "<<",
-            Some(t) => t == "!!merge",
-        },
-        Node::Collection { .. } => false,
+fn is_merge_key(s: &Scalar) -> bool {
+    match s.tag.as_deref() {
+        None => s.plain && s.text == "<<",
+        Some(t) => t == "!!merge",
     }
-}
-
-fn key_text(key: &Node) -> Option<&str> {
-    match key {
-        Node::Scalar(s) => Some(&s.text),
-        Node::Collection { .. } => None,
-    }
-}
-
-/// Build a mapping's JSON object: expand merges, reject duplicate keys,
-/// turn keys into JSON object keys.
-fn finish_map(mut entries: Vec<Entry>, is_root: bool, line: usize) -> Result<Value, YamlError> {
-    let merges = entries.iter().filter(|e| is_merge_key(&e.key)).count();
-    if merges > 1 {
-        return Err(YamlError::at(line, "duplicate merge key"));
-    }
-    let mut sources: Vec<Map<String, Value>> = Vec::new();
-    if merges == 1 {
-        // kyaml clears the first key spelled `<<` whatever its style (so a
-        // quoted "<<" key before the merge key disappears), and go-yaml
-        // drops the merge key itself when decoding.
-        if let Some(pos) = entries.iter().position(|e| key_text(&e.key) == Some("<<")) {
-            if !is_merge_key(&entries[pos].key) {
-                entries.remove(pos);
-            }
-        }
-        if let Some(pos) = entries.iter().position(|e| is_merge_key(&e.key)) {
-            let merge = entries.remove(pos);
-            sources = merge_sources(merge)?;
-        }
-    } else if let Some(pos) = entries.iter().position(|e| key_text(&e.key) == Some("<<")) {
-        entries.remove(pos);
-    }
-
-    // go-yaml compares keys by their text: `a` and "a" are the same key.
-    // Small maps (the usual case) are checked without hashing.
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for (i, e) in entries.iter().enumerate() {
-        match &e.key {
-            Node::Scalar(s) => {
-                let earlier = if entries.len() <= 16 {
-                    entries[..i]
-                        .iter()
-                        .find(|o| key_text(&o.key) == Some(s.text.as_str()))
-                        .map(|o| o.key_line)
-                } else {
-                    seen.insert(s.text.as_str(), e.key_line)
-                };
-                if let Some(first) = earlier {
-                    return Err(YamlError::at(
-                        e.key_line,
-                        format!(
-                            "mapping key {} already defined at line {first}",
-                            go_quote(&s.text)
-                        ),
-                    ));
-                }
-            }
-            Node::Collection { .. } => {
-                return Err(YamlError::at(
-                    e.key_line,
-                    "invalid map key: a mapping or sequence cannot be a key",
-                ));
-            }
-        }
-    }
-    drop(seen);
-
-    let mut map = Map::with_capacity(entries.len());
-    for e in entries {
-        let Node::Scalar(s) = e.key else {
-            continue;
-        };
-        let key = if is_root {
-            root_key(s)?
-        } else {
-            nested_key(s)?
-        };
-        map.insert(key, e.value);
-    }
-    for src in sources {
-        for (k, v) in src {
-            if !map.contains_key(&k) {
-                map.insert(k, v);
-            }
-        }
-    }
-    Ok(Value::Object(map))
 }
 
 /// The mappings a `<<` value names, earliest first.
-fn merge_sources(merge: Entry) -> Result<Vec<Map<String, Value>>, YamlError> {
-    let line = merge.key_line;
-    if merge.value_alias_non_map {
+fn merge_sources(merge: (Value, bool, usize)) -> Result<Vec<Map<String, Value>>, YamlError> {
+    let (value, alias_non_map, line) = merge;
+    if alias_non_map {
         return Err(YamlError::at(
             line,
             "invalid map merge: received alias for a non-map value",
         ));
     }
-    match merge.value {
+    match value {
         Value::Object(m) => Ok(vec![m]),
         Value::Array(items) => items
             .into_iter()
@@ -963,6 +1083,39 @@ mod tests {
     fn syntax_errors_carry_the_line() {
         let e = err("a: 1\nb: 2\n---\nc: [1, 2\nd: 3\n");
         assert!(e.line.is_some_and(|l| l >= 4), "{e:?}");
+    }
+
+    #[test]
+    fn folded_scalars_come_back_as_kustomize_prints_them() {
+        // A more-indented line after an ordinary one gains a blank line
+        // (go-yaml's folded writer decides from the text's first line).
+        assert_eq!(
+            one("a: >\n  one\n    more\n  two\n"),
+            json!({"a": "one\n\n  more\ntwo\n"})
+        );
+        // Paragraphs and plain folding are unaffected.
+        assert_eq!(
+            one("a: >\n  one\n  two\n\n  three\n"),
+            json!({"a": "one two\nthree\n"})
+        );
+        // Text starting with a blank: lines after ordinary lines fold.
+        assert_eq!(
+            one("a: >2\n    lead\n  x\n\n  y\n"),
+            json!({"a": "  lead\nx y\n"})
+        );
+        // Text that cannot be a block (trailing space) is left alone.
+        assert_eq!(
+            one("a: >\n  one \n    more\n"),
+            json!({"a": "one \n  more\n"})
+        );
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let deep = format!("{}{}", "[".repeat(999), "]".repeat(999));
+        assert!(parse_stream(&deep).is_ok());
+        let too_deep = format!("{}{}", "[".repeat(1001), "]".repeat(1001));
+        assert!(err(&too_deep).message.contains("nested"));
     }
 
     #[test]

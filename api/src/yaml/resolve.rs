@@ -500,6 +500,9 @@ fn days_in_month(year: u32, month: u32) -> u32 {
 /// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`.
 pub(crate) fn is_base60_float(s: &str) -> bool {
     let b = s.as_bytes();
+    if !matches!(b.first(), Some(b'+' | b'-' | b'0'..=b'9')) || !b.contains(&b':') {
+        return false;
+    }
     let mut i = 0;
     if matches!(b.first(), Some(b'+' | b'-')) {
         i = 1;

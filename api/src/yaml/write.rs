@@ -91,6 +91,7 @@ fn emit_document(out: &mut String, value: &Value) -> Option<&'static str> {
         whitespace: true,
         indention: true,
         problem: None,
+        keys: Vec::new(),
     };
     e.node(value, Ctx::Root);
     // Document end: finish the last line.
@@ -111,7 +112,7 @@ const MAX_JSON_KEY: usize = 1022;
 /// spaces and NELs becomes one space, or n-1 newlines for n NELs.
 fn reread<'s>(s: &'s str, problem: &mut Option<&'static str>, is_key: bool) -> Cow<'s, str> {
     // Everything of interest is outside ASCII, except DEL.
-    if s.bytes().all(|b| b < 0x7F) {
+    if s.is_ascii() && !s.as_bytes().contains(&0x7F) {
         if is_key && s.len() > MAX_JSON_KEY / 6 && json_len(s) > MAX_JSON_KEY {
             problem.get_or_insert(BAD_KEY);
         }
@@ -192,7 +193,7 @@ enum Style {
     Literal,
 }
 
-struct Emitter<'o> {
+struct Emitter<'o, 'v> {
     out: &'o mut String,
     /// Characters (not bytes) written on the current line.
     column: usize,
@@ -205,23 +206,34 @@ struct Emitter<'o> {
     indention: bool,
     /// The first reason kustomize would have failed to print this document.
     problem: Option<&'static str>,
+    /// Sorted entries of the open mappings, innermost last (one buffer for
+    /// the whole document instead of one per mapping).
+    keys: Vec<(&'v String, &'v Value)>,
 }
 
-impl Emitter<'_> {
-    fn node(&mut self, v: &Value, ctx: Ctx) {
+impl<'v> Emitter<'_, 'v> {
+    fn node(&mut self, v: &'v Value, ctx: Ctx) {
         match v {
             Value::Object(m) if m.is_empty() => self.empty_flow("{}"),
             Value::Object(m) => self.mapping(m),
             Value::Array(a) if a.is_empty() => self.empty_flow("[]"),
             Value::Array(a) => self.sequence(a, ctx),
+            Value::String(s) if is_plain_word(s) => self.word(s),
             Value::String(s) => {
                 let s = reread(s, &mut self.problem, false);
                 self.scalar(&s, requested_style(&s), ctx)
             }
-            Value::Number(n) => self.scalar(&format_number(n), Style::Plain, ctx),
-            Value::Bool(true) => self.scalar("true", Style::Plain, ctx),
-            Value::Bool(false) => self.scalar("false", Style::Plain, ctx),
-            Value::Null => self.scalar("null", Style::Plain, ctx),
+            // Numbers, booleans and null are plain words without spaces:
+            // nothing to analyse or fold.
+            Value::Number(n) => {
+                self.start_word();
+                let before = self.out.len();
+                write_number(self.out, n);
+                self.end_word(self.out.len() - before);
+            }
+            Value::Bool(true) => self.word("true"),
+            Value::Bool(false) => self.word("false"),
+            Value::Null => self.word("null"),
         }
     }
 
@@ -230,12 +242,40 @@ impl Emitter<'_> {
         self.indicator(&text[1..], false, false, false);
     }
 
-    fn mapping(&mut self, m: &Map<String, Value>) {
+    /// A plain scalar known to need no quoting and to hold no space.
+    fn word(&mut self, text: &str) {
+        self.start_word();
+        self.out.push_str(text);
+        self.end_word(text.len());
+    }
+
+    fn start_word(&mut self) {
+        if !self.whitespace {
+            self.put(' ');
+        }
+    }
+
+    fn end_word(&mut self, ascii_len: usize) {
+        self.column += ascii_len;
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn mapping(&mut self, m: &'v Map<String, Value>) {
         let saved = self.indent;
         self.indent = Some(self.indent.map_or(0, |i| i + INDENT));
-        let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-        sort_keys(&mut entries);
-        for (k, v) in entries {
+        let start = self.keys.len();
+        self.keys.extend(m.iter());
+        sort_keys(&mut self.keys[start..]);
+        for i in start..self.keys.len() {
+            let (k, v) = self.keys[i];
+            if is_plain_word(k) && k.len() <= MAX_SIMPLE_KEY {
+                self.write_indent();
+                self.word(k);
+                self.indicator(":", false, false, false);
+                self.node(v, Ctx::Value);
+                continue;
+            }
             let k = reread(k, &mut self.problem, true);
             let k = k.as_ref();
             self.write_indent();
@@ -251,10 +291,11 @@ impl Emitter<'_> {
             }
             self.node(v, Ctx::Value);
         }
+        self.keys.truncate(start);
         self.indent = saved;
     }
 
-    fn sequence(&mut self, a: &[Value], ctx: Ctx) {
+    fn sequence(&mut self, a: &'v [Value], ctx: Ctx) {
         let saved = self.indent;
         // A sequence right after `key:` is not indented relative to the key.
         let indentless = ctx == Ctx::Value && !self.indention;
@@ -283,10 +324,10 @@ impl Emitter<'_> {
         // Scalars are indented one step in from their parent (two at the root).
         self.indent = Some(self.indent.map_or(INDENT, |i| i + INDENT));
         match style {
-            Style::Plain => self.plain(text, !simple_key),
-            Style::Single => self.single_quoted(text, !simple_key),
-            Style::Double => self.double_quoted(text, !simple_key),
-            Style::Literal => self.literal(text),
+            Style::Plain => self.plain(text, !simple_key, a),
+            Style::Single => self.single_quoted(text, !simple_key, a),
+            Style::Double => self.double_quoted(text, !simple_key, a),
+            Style::Literal => self.literal(text, a),
         }
         self.indent = saved;
     }
@@ -321,8 +362,15 @@ impl Emitter<'_> {
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.newline();
         }
-        while self.column < indent {
-            self.put(' ');
+        if self.column < indent {
+            const SPACES: &str = "                                ";
+            let mut n = indent - self.column;
+            while n > 0 {
+                let k = n.min(SPACES.len());
+                self.out.push_str(&SPACES[..k]);
+                n -= k;
+            }
+            self.column = indent;
         }
         self.whitespace = true;
         self.indention = true;
@@ -332,18 +380,26 @@ impl Emitter<'_> {
         if need_space && !self.whitespace {
             self.put(' ');
         }
-        for c in text.chars() {
-            self.put(c);
-        }
+        // Indicators are ASCII.
+        self.out.push_str(text);
+        self.column += text.len();
         self.whitespace = is_whitespace;
         self.indention = self.indention && is_indention;
     }
 
     // --- scalar styles ----------------------------------------------------
 
-    fn plain(&mut self, text: &str, allow_breaks: bool) {
+    fn plain(&mut self, text: &str, allow_breaks: bool, a: &Analysis) {
         if !self.whitespace {
             self.put(' ');
+        }
+        // Fast path: ASCII text that cannot reach a folding point.
+        if a.ascii && (!allow_breaks || !a.spaces || self.column + text.len() <= WIDTH) {
+            self.out.push_str(text);
+            self.column += text.len();
+            self.whitespace = false;
+            self.indention = false;
+            return;
         }
         let mut spaces = false;
         let mut breaks = false;
@@ -378,8 +434,20 @@ impl Emitter<'_> {
         self.indention = false;
     }
 
-    fn single_quoted(&mut self, text: &str, allow_breaks: bool) {
+    fn single_quoted(&mut self, text: &str, allow_breaks: bool, a: &Analysis) {
         self.indicator("'", true, false, false);
+        if a.ascii
+            && !a.multiline
+            && !text.contains('\'')
+            && (!allow_breaks || !a.spaces || self.column + text.len() <= WIDTH)
+        {
+            self.out.push_str(text);
+            self.column += text.len();
+            self.indicator("'", false, false, false);
+            self.whitespace = false;
+            self.indention = false;
+            return;
+        }
         let mut spaces = false;
         let mut breaks = false;
         let mut chars = text.char_indices().peekable();
@@ -424,8 +492,21 @@ impl Emitter<'_> {
         self.indention = false;
     }
 
-    fn double_quoted(&mut self, text: &str, allow_breaks: bool) {
+    fn double_quoted(&mut self, text: &str, allow_breaks: bool, a: &Analysis) {
         self.indicator("\"", true, false, false);
+        if a.ascii
+            && !a.special
+            && !a.multiline
+            && !text.contains(['"', '\\'])
+            && (!allow_breaks || !a.spaces || self.column + text.len() <= WIDTH)
+        {
+            self.out.push_str(text);
+            self.column += text.len();
+            self.indicator("\"", false, false, false);
+            self.whitespace = false;
+            self.indention = false;
+            return;
+        }
         // go-yaml's BOM test looks at the start of the text for every
         // character, so a text starting with U+FEFF is escaped throughout.
         let bom = text.starts_with('\u{FEFF}');
@@ -497,7 +578,7 @@ impl Emitter<'_> {
         }
     }
 
-    fn literal(&mut self, text: &str) {
+    fn literal(&mut self, text: &str, a: &Analysis) {
         self.indicator("|", true, false, false);
         // Indentation indicator when the first line starts with a space (or
         // is empty): the reader could not guess the indentation otherwise.
@@ -524,6 +605,27 @@ impl Emitter<'_> {
         self.newline();
         self.indention = true;
         self.whitespace = true;
+        if a.ascii {
+            // ASCII has no line breaks but '\n' (CR is never in a block):
+            // copy line by line.
+            for line in text.split_inclusive('\n') {
+                let (body, nl) = match line.strip_suffix('\n') {
+                    Some(b) => (b, true),
+                    None => (line, false),
+                };
+                if !body.is_empty() {
+                    self.write_indent();
+                    self.out.push_str(body);
+                    self.column += body.len();
+                    self.indention = false;
+                }
+                if nl {
+                    self.newline();
+                    self.indention = true;
+                }
+            }
+            return;
+        }
         let mut breaks = true;
         for c in text.chars() {
             if is_break(c) {
@@ -539,6 +641,43 @@ impl Emitter<'_> {
                 breaks = false;
             }
         }
+    }
+}
+
+/// ASCII letters, digits and `_ . / -`.
+static WORD_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-');
+        c += 1;
+    }
+    t
+};
+
+/// Fast path for the most common strings (names, keys, paths): a text of
+/// word characters starting with a letter, `_` or `/` is written plain
+/// as it is, unless it is one of YAML 1.1's keywords (`yes`, `off`, ...).
+/// Such a text has no indicator, space, break or special character, and
+/// cannot read as a number, timestamp or null.
+fn is_plain_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    if !(first.is_ascii_alphabetic() || first == b'_' || first == b'/') {
+        return false;
+    }
+    if !b.iter().all(|&c| WORD_BYTES[usize::from(c)]) {
+        return false;
+    }
+    match first {
+        // The keywords are at most five letters long.
+        b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' if b.len() <= 5 => {
+            matches!(resolve_plain(s, Rules::V2, true), Resolved::Str)
+        }
+        _ => true,
     }
 }
 
@@ -562,6 +701,180 @@ struct Analysis {
     block_plain: bool,
     single_quoted: bool,
     block: bool,
+    /// Only ASCII characters (one byte, one column each).
+    ascii: bool,
+    /// Contains a space (a possible folding point).
+    spaces: bool,
+    /// Contains characters that must be escaped.
+    special: bool,
+}
+
+/// Per-character findings of the emitter's scalar analysis.
+#[derive(Default)]
+struct Flags {
+    indicators: bool,
+    line_breaks: bool,
+    special: bool,
+    leading_space: bool,
+    leading_break: bool,
+    trailing_space: bool,
+    trailing_break: bool,
+    break_space: bool,
+    space_break: bool,
+}
+
+fn scan(mut chars: impl Iterator<Item = char>) -> Flags {
+    let mut f = Flags::default();
+    let (mut previous_space, mut previous_break) = (false, false);
+    let mut preceded_by_whitespace = true;
+    let mut first = true;
+    let mut current = chars.next();
+    while let Some(c) = current {
+        let next = chars.next();
+        let last = next.is_none();
+        let followed_by_whitespace = next.is_none_or(|n| n == ' ' || n == '\t');
+        if first {
+            match c {
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
+                | '%' | '@' | '`' => f.indicators = true,
+                '?' | ':' | '-' if followed_by_whitespace => f.indicators = true,
+                _ => {}
+            }
+        } else {
+            match c {
+                ':' if followed_by_whitespace => f.indicators = true,
+                '#' if preceded_by_whitespace => f.indicators = true,
+                _ => {}
+            }
+        }
+        if !is_printable(c) {
+            f.special = true;
+        }
+        if c == ' ' {
+            f.leading_space |= first;
+            f.trailing_space |= last;
+            f.break_space |= previous_break;
+            previous_space = true;
+            previous_break = false;
+        } else if is_break(c) {
+            f.line_breaks = true;
+            f.leading_break |= first;
+            f.trailing_break |= last;
+            f.space_break |= previous_space;
+            previous_space = false;
+            previous_break = true;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        preceded_by_whitespace = c == ' ' || c == '\t' || c == '\0' || is_break(c);
+        first = false;
+        current = next;
+    }
+    f
+}
+
+/// Byte classes for [`scan_ascii`].
+const SPECIAL: u8 = 1;
+const NEWLINE: u8 = 2;
+const SPACE: u8 = 4;
+const COLON: u8 = 8;
+const HASH: u8 = 16;
+
+const fn byte_classes() -> [u8; 128] {
+    let mut t = [SPECIAL; 128];
+    let mut c = 0x20;
+    while c <= 0x7E {
+        t[c] = 0;
+        c += 1;
+    }
+    t[b'\n' as usize] = NEWLINE;
+    t[b' ' as usize] = SPACE;
+    t[b':' as usize] = COLON;
+    t[b'#' as usize] = HASH;
+    t
+}
+
+static BYTE_CLASSES: [u8; 128] = byte_classes();
+
+/// [`scan`] for ASCII text: one pass collecting byte classes, then pair
+/// searches only when both halves of a pair occur (long literal blocks
+/// dominate the writer's time otherwise).
+fn scan_ascii(b: &[u8]) -> Flags {
+    let mut f = Flags::default();
+    let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+        return f;
+    };
+    let mut classes = 0u8;
+    for &c in b {
+        classes |= BYTE_CLASSES[usize::from(c & 0x7F)];
+    }
+    // In ASCII the line breaks are LF and CR; CR is not printable.
+    f.special = classes & SPECIAL != 0;
+    f.line_breaks = classes & NEWLINE != 0 || (f.special && b.contains(&b'\r'));
+    if f.special {
+        // Only the line-break finding matters any more: special characters
+        // rule out every style but double quotes.
+        return f;
+    }
+    f.leading_space = first == b' ';
+    f.leading_break = first == b'\n';
+    f.trailing_space = last == b' ';
+    f.trailing_break = last == b'\n';
+    let spaces = classes & SPACE != 0;
+    if f.line_breaks {
+        if spaces {
+            f.break_space = contains_pair(b, b'\n', b' ');
+            f.space_break = contains_pair(b, b' ', b'\n');
+        }
+        // Plain style is ruled out by the line breaks: indicators are moot.
+        return f;
+    }
+    let followed_by_space = b.get(1).is_none_or(|&c| c == b' ');
+    f.indicators = match first {
+        b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+        | b'"' | b'%' | b'@' | b'`' => true,
+        b'?' | b':' | b'-' => followed_by_space,
+        _ => false,
+    } || (b.len() > 1 && last == b':')
+        || (spaces && classes & COLON != 0 && contains_pair(b, b':', b' '))
+        || (spaces && classes & HASH != 0 && contains_pair(b, b' ', b'#'));
+    f
+}
+
+fn contains_pair(haystack: &[u8], a: u8, b: u8) -> bool {
+    haystack.windows(2).any(|w| w[0] == a && w[1] == b)
+}
+
+/// Fast path of [`analyze`] for the common case: printable ASCII without
+/// spaces whose first and last characters are not indicators. Such a text
+/// can be written plain (as far as the emitter is concerned) in any style.
+fn analyze_word(b: &[u8]) -> Option<Analysis> {
+    let (&first, &last) = (b.first()?, b.last()?);
+    if !b.iter().all(|&c| (0x21..=0x7E).contains(&c)) {
+        return None;
+    }
+    let first_is_indicator = match first {
+        b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+        | b'"' | b'%' | b'@' | b'`' => true,
+        // Followed by whitespace only when alone.
+        b'?' | b':' | b'-' => b.len() == 1,
+        _ => false,
+    };
+    // Without spaces, ':' is followed by whitespace only at the end, and
+    // '#' is never preceded by any.
+    if first_is_indicator || last == b':' || b.starts_with(b"---") || b.starts_with(b"...") {
+        return None;
+    }
+    Some(Analysis {
+        multiline: false,
+        block_plain: true,
+        single_quoted: true,
+        block: true,
+        ascii: true,
+        spaces: false,
+        special: false,
+    })
 }
 
 fn analyze(text: &str) -> Analysis {
@@ -571,65 +884,40 @@ fn analyze(text: &str) -> Analysis {
             block_plain: true,
             single_quoted: true,
             block: false,
+            ascii: true,
+            spaces: false,
+            special: false,
         };
     }
-    // Indicators: things that would make a plain scalar mean something else.
-    let mut indicators = text.starts_with("---") || text.starts_with("...");
-    let mut line_breaks = false;
-    let mut special = false;
-    let (mut leading_space, mut leading_break) = (false, false);
-    let (mut trailing_space, mut trailing_break) = (false, false);
-    let (mut break_space, mut space_break) = (false, false);
-    let (mut previous_space, mut previous_break) = (false, false);
-    let mut preceded_by_whitespace = true;
-    let mut chars = text.chars().peekable();
-    let mut first = true;
-    while let Some(c) = chars.next() {
-        let next = chars.peek().copied();
-        let last = next.is_none();
-        let followed_by_whitespace = next.is_none_or(|n| n == ' ' || n == '\t');
-        if first {
-            match c {
-                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
-                | '%' | '@' | '`' => indicators = true,
-                '?' | ':' | '-' if followed_by_whitespace => indicators = true,
-                _ => {}
-            }
-        } else {
-            match c {
-                ':' if followed_by_whitespace => indicators = true,
-                '#' if preceded_by_whitespace => indicators = true,
-                _ => {}
-            }
-        }
-        if !is_printable(c) {
-            special = true;
-        }
-        if c == ' ' {
-            leading_space |= first;
-            trailing_space |= last;
-            break_space |= previous_break;
-            previous_space = true;
-            previous_break = false;
-        } else if is_break(c) {
-            line_breaks = true;
-            leading_break |= first;
-            trailing_break |= last;
-            space_break |= previous_space;
-            previous_space = false;
-            previous_break = true;
-        } else {
-            previous_space = false;
-            previous_break = false;
-        }
-        preceded_by_whitespace = c == ' ' || c == '\t' || c == '\0' || is_break(c);
-        first = false;
+    if let Some(a) = analyze_word(text.as_bytes()) {
+        return a;
     }
+    let ascii = text.is_ascii();
+    let f = if ascii {
+        scan_ascii(text.as_bytes())
+    } else {
+        scan(text.chars())
+    };
+    let indicators = f.indicators || text.starts_with("---") || text.starts_with("...");
+    let Flags {
+        line_breaks,
+        special,
+        leading_space,
+        leading_break,
+        trailing_space,
+        trailing_break,
+        break_space,
+        space_break,
+        ..
+    } = f;
     let mut a = Analysis {
         multiline: line_breaks,
         block_plain: true,
         single_quoted: true,
         block: true,
+        ascii,
+        spaces: text.contains(' '),
+        special,
     };
     if leading_space || leading_break || trailing_space || trailing_break {
         a.block_plain = false;
@@ -687,14 +975,26 @@ fn is_break(c: char) -> bool {
 /// they are; a float is first printed the way Go's `encoding/json` does, and
 /// if that text is an integer go-yaml reads it back as one, otherwise the
 /// float is printed with Go's `%g`-style shortest formatting.
-fn format_number(n: &Number) -> String {
+fn write_number(out: &mut String, n: &Number) {
+    use std::fmt::Write;
+    // Writing to a String cannot fail.
     if let Some(i) = n.as_i64() {
-        return i.to_string();
+        let _ = write!(out, "{i}");
+    } else if let Some(u) = n.as_u64() {
+        let _ = write!(out, "{u}");
+    } else {
+        out.push_str(&format_float(n.as_f64().unwrap_or(0.0)));
     }
-    if let Some(u) = n.as_u64() {
-        return u.to_string();
-    }
-    let f = n.as_f64().unwrap_or(0.0);
+}
+
+#[cfg(test)]
+fn format_number(n: &Number) -> String {
+    let mut s = String::new();
+    write_number(&mut s, n);
+    s
+}
+
+fn format_float(f: f64) -> String {
     let abs = f.abs();
     if abs == 0.0 || (1e-6..1e21).contains(&abs) {
         // encoding/json uses plain decimal notation here; Rust's Display
@@ -800,6 +1100,22 @@ fn sort_keys(entries: &mut [(&String, &Value)]) {
 /// go-yaml v2's key comparison: character by character; letters sort after
 /// non-letters; runs of digits compare by numeric value (then by length).
 fn key_less(a: &str, b: &str) -> bool {
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let i = ab.iter().zip(bb).take_while(|(x, y)| x == y).count();
+    let (Some(&x), Some(&y)) = (ab.get(i), bb.get(i)) else {
+        // One is a prefix of the other.
+        return ab.len() < bb.len();
+    };
+    // Fast path: ASCII up to the first difference, and no digit there.
+    if x.is_ascii()
+        && y.is_ascii()
+        && !x.is_ascii_digit()
+        && !y.is_ascii_digit()
+        && ab[..i].is_ascii()
+    {
+        let (xl, yl) = (x.is_ascii_alphabetic(), y.is_ascii_alphabetic());
+        return if xl == yl { x < y } else { yl };
+    }
     if a.is_ascii() && b.is_ascii() {
         return key_less_chars(a.as_bytes(), b.as_bytes(), |&c| char::from(c));
     }
