@@ -257,6 +257,246 @@ pub(crate) fn go_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ctx::LoadRestrictor;
+    use serde_json::json;
+    use std::path::PathBuf;
+
+    /// A scratch kustomization directory with these files.
+    fn scratch(name: &str, files: &[(&str, &str)]) -> Ctx {
+        let root: PathBuf =
+            std::env::temp_dir().join(format!("kustom-patch-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&root).expect("temp dir");
+        for (file, text) in files {
+            std::fs::write(root.join(file), text).expect("write fixture");
+        }
+        Ctx {
+            root,
+            load_restrictor: LoadRestrictor::RootOnly,
+            kustomization: "kustomization.yaml".into(),
+        }
+    }
+
+    fn run(
+        kind: &str,
+        mut config: Value,
+        resources: &mut Vec<Value>,
+        ctx: &Ctx,
+    ) -> Result<(), Error> {
+        config["apiVersion"] = json!("builtin");
+        config["kind"] = json!(kind);
+        crate::transformer(kind).expect("builtin")(&config, resources, ctx)
+    }
+
+    fn output(mut resources: Vec<Value>) -> String {
+        for r in &mut resources {
+            for a in protocol::BUILD_ANNOTATIONS {
+                resource::remove_annotation(r, a);
+            }
+        }
+        kustom_api::yaml::to_yaml_stream(&resources)
+    }
+
+    const DEPLOY: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  replicas: 1
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: app
+        image: app:1
+        env:
+        - name: MODE
+          value: prod
+        - name: PORT
+          value: "8080"
+        ports:
+        - containerPort: 8080
+        - containerPort: 9090
+          protocol: UDP
+        volumeMounts:
+        - name: data
+          mountPath: /data
+      - name: sidecar
+        image: side:1
+      volumes:
+      - name: data
+        emptyDir: {}
+      - name: old
+        configMap:
+          name: old
+"#;
+    const SMP: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: app:2
+        env:
+        - name: DEBUG
+          value: "true"
+        - name: PORT
+          value: 8081
+        ports:
+        - containerPort: 8080
+          name: http
+        volumeMounts:
+        - name: cache
+          mountPath: /cache
+      - name: sidecar
+        $patch: delete
+      volumes:
+      - name: old
+        $patch: delete
+      - name: cache
+        emptyDir: {}
+"#;
+    /// `kubectl kustomize` (v5.5.0) of DEPLOY with the three patches below.
+    const EXPECTED: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  labels:
+    app: web
+    tier: "1"
+  name: web
+spec:
+  replicas: 3
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - image: extra:1
+        name: extra
+      - args:
+        - --verbose
+        env:
+        - name: DEBUG
+          value: "true"
+        - name: PORT
+          value: "8081"
+        - name: MODE
+          value: prod
+        image: app:2
+        name: app
+        ports:
+        - containerPort: 8080
+          name: http
+        - containerPort: 9090
+          protocol: UDP
+        volumeMounts:
+        - mountPath: /cache
+          name: cache
+        - mountPath: /data
+          name: data
+      volumes:
+      - emptyDir: {}
+        name: cache
+      - emptyDir: {}
+        name: data
+"#;
+
+    #[test]
+    fn deployment_patches_match_kubectl_kustomize() {
+        let ctx = scratch("deploy", &[("smp.yaml", SMP)]);
+        let mut resources = kustom_api::yaml::parse_stream(DEPLOY).expect("fixture");
+        resource::set_annotation(&mut resources[0], protocol::ID_ANNOTATION, "0");
+        run(
+            "PatchTransformer",
+            json!({"path": "smp.yaml"}),
+            &mut resources,
+            &ctx,
+        )
+        .expect("smp");
+        let ops = "- op: replace\n  path: /spec/replicas\n  value: 3\n- op: add\n  path: /spec/template/spec/containers/0/args\n  value: [\"--verbose\"]";
+        run(
+            "PatchTransformer",
+            json!({"patch": ops, "target": {"kind": "Deployment", "labelSelector": "app=web"}}),
+            &mut resources,
+            &ctx,
+        )
+        .expect("json6902");
+        let targeted = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ignored\n  labels:\n    tier: 1\nspec:\n  template:\n    spec:\n      containers:\n      - name: extra\n        image: extra:1\n";
+        run(
+            "PatchTransformer",
+            json!({"patch": targeted, "target": {"name": "w.*"}}),
+            &mut resources,
+            &ctx,
+        )
+        .expect("targeted smp");
+        assert_eq!(
+            resource::annotation(&resources[0], protocol::ID_ANNOTATION),
+            Some("0")
+        );
+        assert_eq!(output(resources), EXPECTED);
+    }
+
+    #[test]
+    fn kustomize_config_errors() {
+        let ctx = scratch(
+            "errors",
+            &[
+                ("empty.yaml", ""),
+                ("comments.yaml", "# c\n"),
+                ("ops.yaml", "- op: add\n  path: /x\n  value: 1\n"),
+            ],
+        );
+        let err = |config: Value| {
+            let mut rs = kustom_api::yaml::parse_stream(DEPLOY).expect("fixture");
+            run("PatchTransformer", config, &mut rs, &ctx)
+                .expect_err("fails")
+                .message
+        };
+        assert_eq!(
+            err(json!({"path": "comments.yaml"})),
+            "illegally qualifies as both an SM and JSON patch: [path: \"comments.yaml\"]"
+        );
+        assert_eq!(
+            err(json!({"path": "empty.yaml"})),
+            "must specify a target for JSON patch [path: \"empty.yaml\"]"
+        );
+        assert_eq!(
+            err(json!({"path": "ops.yaml"})),
+            "must specify a target for JSON patch [path: \"ops.yaml\"]"
+        );
+        assert_eq!(
+            err(json!({"patch": "a: [", "target": {"kind": "x"}})),
+            "unable to parse SM or JSON patch from [patch: \"a: [\"]"
+        );
+        assert!(err(json!({})).starts_with("must specify one of patch and path in\n"));
+        let two = "apiVersion: v1\nkind: A\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: B\nmetadata:\n  name: b\n";
+        assert!(err(json!({"patch": two, "target": {"kind": "A"}}))
+            .starts_with("Multiple Strategic-Merge Patches in one `patches` entry"));
+        assert_eq!(
+            err(json!({"patch": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nope\n"})),
+            "no resource matches strategic merge patch \"Deployment.v1.apps/nope.[noNs]\": no matches for Id Deployment.v1.apps/nope.[noNs]; failed to find unique target for patch Deployment.v1.apps/nope.[noNs]"
+        );
+        // An empty patch file with a target only records the previous ids.
+        let mut rs = kustom_api::yaml::parse_stream(DEPLOY).expect("fixture");
+        run(
+            "PatchTransformer",
+            json!({"path": "empty.yaml", "target": {"kind": "Deployment"}}),
+            &mut rs,
+            &ctx,
+        )
+        .expect("no-op");
+        assert_eq!(
+            resource::annotation(&rs[0], protocol::PREVIOUS_NAMES),
+            Some("web")
+        );
+    }
 
     #[test]
     fn go_quoting() {

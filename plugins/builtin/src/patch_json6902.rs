@@ -105,10 +105,14 @@ pub(crate) fn decode(text: &str) -> Result<Vec<Operation>, Error> {
     let doc: Value = if text.starts_with('[') {
         serde_json::from_str(text).map_err(|e| err!("{e}"))?
     } else {
-        kustom_api::yaml::parse_stream(text)?
+        // kustomize converts YAML to JSON through Go's float64: a YAML 1.0
+        // becomes the JSON 1, which matters to `test`.
+        let mut doc = kustom_api::yaml::parse_stream(text)?
             .into_iter()
             .next()
-            .unwrap_or(Value::Null)
+            .unwrap_or(Value::Null);
+        integral_floats_to_ints(&mut doc);
+        doc
     };
     match doc {
         Value::Null => Ok(Vec::new()),
@@ -131,6 +135,21 @@ pub(crate) fn decode(text: &str) -> Result<Vec<Operation>, Error> {
     }
 }
 
+fn integral_floats_to_ints(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|_| n.is_f64()) {
+                if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                    *n = serde_json::Number::from(f as i64);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(integral_floats_to_ints),
+        Value::Object(m) => m.values_mut().for_each(integral_floats_to_ints),
+        _ => {}
+    }
+}
+
 fn go_json_type(v: &Value) -> &'static str {
     match v {
         Value::Object(_) => "object",
@@ -146,6 +165,10 @@ fn go_json_type(v: &Value) -> &'static str {
 /// build-state annotations present before the patch are put back after it,
 /// and the annotations are rewritten as a string map (dropped when empty).
 pub(crate) fn apply_keeping_annotations(res: &mut Value, ops: &[Operation]) -> Result<(), Error> {
+    // The core's id annotation is not in kustomize's resources: patches must
+    // not see it (an op on /metadata/annotations/x fails there without other
+    // annotations).
+    let id = smp::hide_id(res);
     let kept: Vec<(String, Value)> = match resource::get_at(res, &["metadata", "annotations"]) {
         Some(Value::Object(m)) => m
             .iter()
@@ -154,7 +177,11 @@ pub(crate) fn apply_keeping_annotations(res: &mut Value, ops: &[Operation]) -> R
             .collect(),
         _ => Vec::new(),
     };
-    apply(res, ops)?;
+    let result = apply(res, ops);
+    if let Err(e) = result {
+        smp::restore_id(res, id);
+        return Err(e);
+    }
     float64_numbers(res);
     let mut annos: Map<String, Value> = match resource::get_at(res, &["metadata", "annotations"]) {
         Some(Value::Object(m)) => m
@@ -171,6 +198,7 @@ pub(crate) fn apply_keeping_annotations(res: &mut Value, ops: &[Operation]) -> R
     if !annos.is_empty() {
         meta.insert("annotations".into(), Value::Object(annos));
     }
+    smp::restore_id(res, id);
     Ok(())
 }
 
@@ -294,8 +322,8 @@ fn find_parent<'d>(doc: &'d mut Value, path: &str) -> Option<(&'d mut Value, Str
         let next = match cur {
             Value::Object(m) => m.get_mut(&part)?,
             Value::Array(a) => {
-                let i = atoi(&part).ok()?;
-                a.get_mut(usize::try_from(i).ok()?)?
+                let i = array_index(&part, a.len()).ok()?;
+                a.get_mut(i)?
             }
             _ => return None,
         };
@@ -312,16 +340,28 @@ fn find_parent<'d>(doc: &'d mut Value, path: &str) -> Option<(&'d mut Value, Str
     }
 }
 
+/// An array index as the library reads it: negative counts from the end.
+fn array_index(key: &str, len: usize) -> Result<usize, Error> {
+    let mut i = atoi(key)?;
+    let len = len as i64;
+    if i < 0 {
+        if i < -len {
+            return Err(err!("Unable to access invalid index: {i}: {INVALID_INDEX}"));
+        }
+        i += len;
+    }
+    if i >= len {
+        return Err(err!("Unable to access invalid index: {i}: {INVALID_INDEX}"));
+    }
+    usize::try_from(i).map_err(|_| err!("Unable to access invalid index: {i}: {INVALID_INDEX}"))
+}
+
+/// The value at `key`; None for a missing map key or a JSON null.
 fn container_get(con: &Value, key: &str) -> Result<Option<Value>, Error> {
     match con {
         Value::Object(m) => Ok(m.get(key).filter(|v| !v.is_null()).cloned()),
         Value::Array(a) => {
-            let i = atoi(key)?;
-            if i >= a.len() as i64 {
-                return Err(err!("Unable to access invalid index: {i}: {INVALID_INDEX}"));
-            }
-            let idx = usize::try_from(i)
-                .map_err(|_| err!("Unable to access invalid index: {i}: {INVALID_INDEX}"))?;
+            let idx = array_index(key, a.len())?;
             Ok(a.get(idx).filter(|v| !v.is_null()).cloned())
         }
         _ => Err(err!("{MISSING}")),
@@ -363,14 +403,11 @@ fn container_set(con: &mut Value, key: &str, value: Value) -> Result<(), Error> 
             Ok(())
         }
         Value::Array(a) => {
-            let i = atoi(key)?;
-            match usize::try_from(i).ok().and_then(|i| a.get_mut(i)) {
-                Some(slot) => {
-                    *slot = value;
-                    Ok(())
-                }
-                None => Err(err!("Unable to access invalid index: {i}: {INVALID_INDEX}")),
+            let idx = array_index(key, a.len())?;
+            if let Some(slot) = a.get_mut(idx) {
+                *slot = value;
             }
+            Ok(())
         }
         _ => Err(err!("{MISSING}")),
     }
@@ -423,6 +460,15 @@ fn op_replace(doc: &mut Value, op: &Operation) -> Result<(), Error> {
     let path = op_string(op, "path").ok_or_else(|| {
         err!("replace operation failed to decode path: operation missing path field: {MISSING}")
     })?;
+    if path.is_empty() {
+        // The whole document; a scalar value is silently ignored.
+        match op.get("value") {
+            Some(v @ (Value::Object(_) | Value::Array(_))) => *doc = v.clone(),
+            Some(Value::Null) => *doc = Value::Object(Map::new()),
+            _ => {}
+        }
+        return Ok(());
+    }
     let (con, key) = find_parent(doc, &path).ok_or_else(|| {
         err!("replace operation does not apply: doc is missing path: {path}: {MISSING}")
     })?;
@@ -480,37 +526,69 @@ fn op_test(doc: &mut Value, op: &Operation) -> Result<(), Error> {
     let path = op_string(op, "path").ok_or_else(|| {
         err!("test operation failed to decode path: operation missing path field: {MISSING}")
     })?;
+    let failed = || err!("testing value {path} failed: test failed");
+    if path.is_empty() {
+        return match op.get("value") {
+            Some(want) if equal(doc, want) => Ok(()),
+            _ => Err(failed()),
+        };
+    }
     let (con, key) = find_parent(doc, &path)
         .ok_or_else(|| err!("test operation does not apply: is missing path: {path}: {MISSING}"))?;
-    let value = container_get(con, &key)
+    let have = container_get(con, &key)
         .map_err(|e| e.context(format!("error in test for path: '{path}'")))?;
-    let failed = || err!("testing value {path} failed: test failed");
-    match (value, op.get("value")) {
-        (Some(have), Some(want)) if contained_in(&have, want) => Ok(()),
+    match (have, op.get("value")) {
+        // A missing (or null) value tests equal to an explicit null.
+        (None, Some(Value::Null)) => Ok(()),
+        (Some(have), Some(want)) if equal(&have, want) => Ok(()),
         _ => Err(failed()),
     }
 }
 
-/// The library's equality: objects compare their own keys only (the test
-/// value may have more), arrays element-wise, numbers as float64.
-fn contained_in(have: &Value, want: &Value) -> bool {
+/// The library's equality of the document's value with the test value:
+/// objects key by key, arrays element by element, scalars by their JSON
+/// text (the document's numbers as Go prints float64 and integers).
+fn equal(have: &Value, want: &Value) -> bool {
     match (have, want) {
-        (Value::Object(h), Value::Object(w)) => h.iter().all(|(k, hv)| match (hv, w.get(k)) {
-            (Value::Null, Some(Value::Null)) => true,
-            (Value::Null, _) | (_, None) | (_, Some(Value::Null)) => false,
-            (hv, Some(wv)) => contained_in(hv, wv),
-        }),
+        (Value::Object(h), Value::Object(w)) => {
+            h.len() == w.len()
+                && h.iter().all(|(k, hv)| match (hv, w.get(k)) {
+                    (Value::Null, Some(Value::Null)) => true,
+                    (Value::Null, _) | (_, None) | (_, Some(Value::Null)) => false,
+                    (hv, Some(wv)) => equal(hv, wv),
+                })
+        }
         (Value::Array(h), Value::Array(w)) => {
             h.len() == w.len()
                 && h.iter().zip(w).all(|(a, b)| match (a, b) {
                     (Value::Null, Value::Null) => true,
                     (Value::Null, _) | (_, Value::Null) => false,
-                    _ => contained_in(a, b),
+                    _ => equal(a, b),
                 })
         }
-        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
-        (Value::Object(_), _) | (Value::Array(_), _) => false,
+        (Value::Number(a), Value::Number(b)) => go_number_text(a) == b.to_string(),
+        (Value::Object(_) | Value::Array(_), _) | (_, Value::Object(_) | Value::Array(_)) => false,
         (a, b) => a == b,
+    }
+}
+
+/// A number as Go's encoding/json prints it (integers as such, float64 in
+/// the shortest form, exponent outside [1e-6, 1e21)).
+fn go_number_text(n: &serde_json::Number) -> String {
+    match n.as_f64().filter(|_| n.is_f64()) {
+        None => n.to_string(),
+        Some(f) => {
+            let a = f.abs();
+            if a == 0.0 || (1e-6..1e21).contains(&a) {
+                format!("{f}")
+            } else {
+                let e = format!("{f:e}");
+                match e.split_once('e') {
+                    Some((m, exp)) if !exp.starts_with('-') => format!("{m}e+{exp}"),
+                    _ => e,
+                }
+            }
+        }
     }
 }
 
@@ -556,12 +634,25 @@ mod tests {
         let d = run(json!([{"op": "replace", "path": "spec/replicas", "value": 7}])).expect("ok");
         assert_eq!(d["replicas"], 7);
         assert_eq!(d["spec"]["replicas"], 1);
-        // test compares numbers as floats and objects as subsets
-        run(
-            json!([{"op": "test", "path": "/spec/replicas", "value": 1.0},
-                   {"op": "test", "path": "/spec/m", "value": {"x": 1, "extra": true}}]),
-        )
+        // a missing value tests equal to null; negative indices count from the end
+        run(json!([{"op": "test", "path": "/spec/replicas", "value": 1},
+                   {"op": "test", "path": "/spec/m", "value": {"x": 1}},
+                   {"op": "test", "path": "/spec/missing", "value": null},
+                   {"op": "test", "path": "/spec/list/-1", "value": "b"}]))
         .expect("tests pass");
+        assert!(
+            run(json!([{"op": "test", "path": "/spec/m", "value": {"x": 1, "y": 2}}])).is_err()
+        );
+        // A JSON 1.0 is not the document's 1 (raw JSON texts differ).
+        assert!(run(json!([{"op": "test", "path": "/spec/replicas", "value": 1.0}])).is_err());
+        // Negative indices in replace.
+        let d = run(json!([{"op": "replace", "path": "/spec/list/-2", "value": "z"}])).expect("ok");
+        assert_eq!(d["spec"]["list"], json!(["z", "b"]));
+        // Replacing the whole document; a scalar is ignored.
+        let d = run(json!([{"op": "replace", "path": "", "value": {"a": 1}}])).expect("ok");
+        assert_eq!(d, json!({"a": 1}));
+        let d = run(json!([{"op": "replace", "path": "", "value": 3}])).expect("ok");
+        assert_eq!(d, doc());
         let d = run(json!([{"op": "move", "from": "/spec/m", "path": "/spec/n"},
                            {"op": "copy", "from": "/spec/list/0", "path": "/spec/first"},
                            {"op": "remove", "path": "/spec/list/-1"}]))
@@ -590,7 +681,12 @@ mod tests {
 
     #[test]
     fn decodes_json_and_yaml_lists() {
+        let ops = decode("- op: test\n  path: /a\n  value: 1.0\n").expect("yaml");
+        assert!(ops[0]["value"].is_i64());
         assert_eq!(decode("[{\"op\": \"add\"}]").expect("json").len(), 1);
+        let ops = decode("- op: test\n  path: /a\n  value: 1.0\n").expect("yaml");
+        assert_eq!(ops[0]["value"], json!(1));
+        assert!(ops[0]["value"].is_i64());
         assert!(decode("[1]").is_err());
         assert!(
             decode("[{op: add}]").is_err(),

@@ -247,7 +247,118 @@ fn validate(doc: &Value) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ctx::LoadRestrictor;
+    use kustom_api::protocol;
     use serde_json::json;
+
+    const RESOURCES: &str = r#"apiVersion: v1
+kind: Service
+metadata:
+  name: svc
+spec:
+  ports:
+  - port: 80
+    targetPort: 8080
+  - port: 53
+    protocol: UDP
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm
+  finalizers: [a, b]
+data:
+  k: v
+"#;
+    const LIST_PATCH: &str = r#"apiVersion: v1
+kind: ConfigMapList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: cm
+    finalizers: [c, a]
+  data:
+    k2: v2
+"#;
+    const OPS: &str = r#"- op: add
+  path: /spec/ports/-
+  value: {port: 443}
+- op: test
+  path: /spec/ports/0/port
+  value: 8443
+- op: remove
+  path: /spec/ports/1
+"#;
+    const INLINE: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\nspec:\n  ports:\n  - port: 80\n    protocol: TCP\n    name: http\n  - port: 8443\n";
+    /// `kubectl kustomize --reorder=none` of RESOURCES with `patchesStrategicMerge:
+    /// [list.yaml, INLINE]` and `patchesJson6902: [{target: Service svc, path: ops.yaml}]`.
+    const EXPECTED: &str = r#"apiVersion: v1
+kind: Service
+metadata:
+  name: svc
+spec:
+  ports:
+  - port: 8443
+  - port: 53
+    protocol: UDP
+  - port: 443
+---
+apiVersion: v1
+data:
+  k: v
+  k2: v2
+kind: ConfigMap
+metadata:
+  finalizers:
+  - c
+  - a
+  - b
+  name: cm
+"#;
+
+    #[test]
+    fn legacy_patch_fields_match_kubectl_kustomize() {
+        let root = std::env::temp_dir().join(format!("kustom-psm-{}", std::process::id()));
+        std::fs::create_dir_all(&root).expect("temp dir");
+        std::fs::write(root.join("list.yaml"), LIST_PATCH).expect("fixture");
+        std::fs::write(root.join("ops.yaml"), OPS).expect("fixture");
+        let ctx = Ctx {
+            root,
+            load_restrictor: LoadRestrictor::RootOnly,
+            kustomization: "kustomization.yaml".into(),
+        };
+        let mut resources = kustom_api::yaml::parse_stream(RESOURCES).expect("fixture");
+        let psm = json!({"apiVersion": "builtin", "kind": "PatchStrategicMergeTransformer",
+                         "paths": ["list.yaml", INLINE]});
+        transform(&psm, &mut resources, &ctx).expect("strategic merge");
+        let json6902 = json!({"apiVersion": "builtin", "kind": "PatchJson6902Transformer",
+            "target": {"version": "v1", "kind": "Service", "name": "svc"}, "path": "ops.yaml"});
+        crate::patch_json6902::transform(&json6902, &mut resources, &ctx).expect("json6902");
+        for r in &mut resources {
+            for a in protocol::BUILD_ANNOTATIONS {
+                resource::remove_annotation(r, a);
+            }
+        }
+        assert_eq!(kustom_api::yaml::to_yaml_stream(&resources), EXPECTED);
+        // A failing test operation fails the transformer with the library's text.
+        let bad = json!({"apiVersion": "builtin", "kind": "PatchJson6902Transformer",
+            "target": {"name": "svc"}, "jsonOp": "[{\"op\": \"test\", \"path\": \"/spec/ports/0/port\", \"value\": 80}]"});
+        assert_eq!(
+            crate::patch_json6902::transform(&bad, &mut resources, &ctx)
+                .expect_err("test fails")
+                .message,
+            "testing value /spec/ports/0/port failed: test failed"
+        );
+        let empty =
+            json!({"apiVersion": "builtin", "kind": "PatchStrategicMergeTransformer", "paths": []});
+        assert_eq!(
+            transform(&empty, &mut resources, &ctx)
+                .expect_err("empty")
+                .message,
+            "empty file path and empty patch content"
+        );
+    }
 
     #[test]
     fn applies_to_selected_and_drops_deleted() {

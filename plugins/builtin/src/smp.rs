@@ -53,13 +53,21 @@ pub fn apply_to_resource(res: &mut Value, patch: &Value, schema: &Schema) -> Res
     if allow_name || allow_kind {
         target::store_previous_id(res);
     }
+    let id = hide_id(res);
     let kept = build_annotations(res);
-    let merged = match merge(std::mem::take(res), patch.clone(), schema)? {
-        Some(v) => v,
-        None => return Ok(false),
+    let original = std::mem::take(res);
+    let merged = match merge(original.clone(), patch.clone(), schema) {
+        Ok(Some(v)) => v,
+        Ok(None) => return Ok(false),
+        Err(e) => {
+            *res = original;
+            restore_id(res, id);
+            return Err(e);
+        }
     };
     *res = merged;
     restore_annotations(res, kept);
+    restore_id(res, id);
     if !allow_kind {
         resource::map_at_mut(res, &[]).insert(
             "kind".into(),
@@ -170,6 +178,20 @@ fn parse_schema_text(text: &str) -> Result<Value, Error> {
         .into_iter()
         .next()
         .unwrap_or(Value::Null))
+}
+
+/// Take the core's id annotation off a resource (kustomize's resources do
+/// not have it, and patches must see them as kustomize's do).
+pub(crate) fn hide_id(res: &mut Value) -> Option<Value> {
+    resource::remove_annotation(res, protocol::ID_ANNOTATION)
+}
+
+/// Put the id annotation back.
+pub(crate) fn restore_id(res: &mut Value, id: Option<Value>) {
+    if let Some(id) = id {
+        resource::map_at_mut(res, &["metadata", "annotations"])
+            .insert(protocol::ID_ANNOTATION.to_string(), id);
+    }
 }
 
 /// Annotations that carry build state, which patches must not lose.
@@ -286,6 +308,17 @@ fn raw_text(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Null => "null".into(),
         Value::Object(_) | Value::Array(_) => String::new(),
+    }
+}
+
+/// Whether a string must have been quoted (or written as a block) in YAML:
+/// read as a plain scalar, its text would not give back the string. Strings
+/// that read back unchanged are taken to have been written plain, the usual
+/// case (the reader keeps no style).
+fn needs_quotes(s: &str) -> bool {
+    match kustom_api::yaml::parse_stream(s) {
+        Ok(docs) => !matches!(docs.as_slice(), [Value::String(t)] if t == s),
+        Err(_) => true,
     }
 }
 
@@ -774,7 +807,20 @@ impl<'s> Merger<'s> {
             let d = dest.get_mut(&key).map(std::mem::take);
             let o = origin.shift_remove(&key);
             let child = schema.and_then(|s| s.field(&key));
-            set_field(&mut dest, &key, self.walk(d, o, child)?);
+            // (Only a number or boolean replacing a string can change type.)
+            let quoted = matches!(
+                (&d, &o),
+                (Some(Value::String(s)), Some(Value::Number(_) | Value::Bool(_))) if needs_quotes(s)
+            );
+            let merged = match self.walk(d, o, child)? {
+                // kyaml gives the new value the old one's quoting style: a
+                // number or boolean replacing a quoted string becomes a string.
+                Merged::Origin(v @ (Value::Number(_) | Value::Bool(_))) if quoted => {
+                    Merged::Origin(Value::String(raw_text(&v)))
+                }
+                other => other,
+            };
+            set_field(&mut dest, &key, merged);
         }
         Ok(dest)
     }
@@ -1053,6 +1099,18 @@ mod tests {
         assert_eq!(out["spec"]["new"], json!({"$patch": "weird", "a": 1}));
         // Delete at the top deletes the object.
         assert_eq!(merge_builtin(dest, json!({"$patch": "delete"})), None);
+    }
+
+    #[test]
+    fn scalars_replacing_quoted_strings_become_strings() {
+        let dest = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+            "data": {"a": "80", "b": "x", "c": "true", "d": "multi\nline\n", "e": 3}});
+        let patch = json!({"data": {"a": 8080, "b": 1, "c": false, "d": 5, "e": "7"}});
+        let out = merge_builtin(dest, patch).expect("kept");
+        assert_eq!(
+            out["data"],
+            json!({"a": "8080", "b": 1, "c": "false", "d": "5", "e": "7"})
+        );
     }
 
     #[test]
