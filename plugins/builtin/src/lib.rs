@@ -14,6 +14,7 @@ mod configmap_generator;
 mod generator_common;
 mod hash;
 pub mod helm;
+mod iam_policy_generator;
 mod image_tag;
 mod labels;
 mod name_reference;
@@ -28,6 +29,7 @@ mod replicas;
 mod secret_generator;
 pub mod smp;
 pub mod target;
+mod value_add;
 
 pub use ctx::Ctx;
 /// kustomize's content hash (generated-name suffix) of a resource.
@@ -47,6 +49,7 @@ pub fn generator(kind: &str) -> Option<GenerateFn> {
         "ConfigMapGenerator" => configmap_generator::generate,
         "SecretGenerator" => secret_generator::generate,
         "HelmChartInflationGenerator" => helm::generate,
+        "IAMPolicyGenerator" => iam_policy_generator::generate,
         _ => return None,
     })
 }
@@ -67,6 +70,7 @@ pub fn transformer(kind: &str) -> Option<TransformFn> {
         "SuffixTransformer" => prefix_suffix::transform_suffix,
         "ReplicaCountTransformer" => replicas::transform,
         "ReplacementTransformer" => replacement::transform,
+        "ValueAddTransformer" => value_add::transform,
         // kustom's name for kustomize's top-level `vars` resolution, which
         // kustomize runs in-process; config: `vars:` and `fieldSpecs:`.
         "RefVarTransformer" => refvar::transform,
