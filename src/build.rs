@@ -33,6 +33,10 @@ pub struct Builder {
     /// Directory builds by canonical path: a base referenced by several
     /// overlays is built once.
     cache: Mutex<HashMap<PathBuf, CachedBuild>>,
+    /// The OpenAPI schema chosen for strategic merges: like kustomize's
+    /// global schema, set by the first kustomization (top first, then in
+    /// traversal order) whose `openapi:` names one.
+    schema: Mutex<Option<Value>>,
 }
 
 /// One kustomization being built: its directory, file and parsed content.
@@ -76,6 +80,7 @@ impl Builder {
             settings,
             restrictor,
             cache: Mutex::new(HashMap::new()),
+            schema: Mutex::new(None),
         }
     }
 
@@ -117,6 +122,7 @@ impl Builder {
         stack: &[PathBuf],
     ) -> Result<Accumulator, Error> {
         let k = &t.kust;
+        self.choose_schema(t)?;
         let mut acc = self
             .accumulate_resources(t, acc, &k.resources, stack)
             .map_err(|e| e.context("accumulating resources"))?;
@@ -189,7 +195,12 @@ impl Builder {
                 .map_err(|e| e.context("accumulating components"))?;
         }
         // Transformers: builtin fields in kustomize's order, then `transformers:`.
-        let mut ts = plan::builtin_transformers(k, &acc.config, t.origin.is_some())
+        let mut ts = plan::builtin_transformers(
+            k,
+            &acc.config,
+            t.origin.is_some(),
+            self.schema.lock().unwrap_or_else(|e| e.into_inner()).as_ref(),
+        )
             .map_err(|e| e.context(t.file.display()))?;
         ts.extend(self.plugin_configs(t, &k.transformers, stack)?);
         if !ts.is_empty() {
@@ -240,6 +251,51 @@ impl Builder {
         merge_vars(&mut acc.vars, k.vars.clone())
             .map_err(|e| e.context(format!("merging vars of {}", t.file.display())))?;
         Ok(acc)
+    }
+
+    /// kustomize's SetSchema for one kustomization: its `openapi:` file must
+    /// be readable; the first `openapi:` met chooses the build's schema.
+    fn choose_schema(&self, t: &Target) -> Result<(), Error> {
+        if t.kust.openapi.is_empty() {
+            return Ok(());
+        }
+        let path = match t.kust.openapi.get("path") {
+            Some(p) => {
+                let full = t.dir.join(p);
+                let real = self.check_restriction(t, &full, p).map_err(|e| {
+                    e.context(format!("openapi path in {}", t.file.display()))
+                })?;
+                Some(real.display().to_string())
+            }
+            None => None,
+        };
+        let mut chosen = self.schema.lock().unwrap_or_else(|e| e.into_inner());
+        if chosen.is_some() {
+            return Ok(());
+        }
+        let version = t.kust.openapi.get("version");
+        let choice = match (path, version) {
+            (Some(_), Some(_)) => {
+                return Err(Error::new(format!(
+                    "{}: builtin version and custom schema provided, cannot use both",
+                    t.file.display()
+                )))
+            }
+            (Some(p), None) => serde_json::json!({ "path": p }),
+            (None, Some(v)) if v == kustom_api::schema::BUILTIN_VERSION => {
+                serde_json::json!({ "version": v })
+            }
+            (None, Some(v)) => {
+                return Err(Error::new(format!(
+                    "{}: the specified OpenAPI version is not built in: {v:?} (kustom has {})",
+                    t.file.display(),
+                    kustom_api::schema::BUILTIN_VERSION
+                )))
+            }
+            (None, None) => return Ok(()),
+        };
+        *chosen = Some(choice);
+        Ok(())
     }
 
     /// Accumulate `resources:` entries: files are read, directories built

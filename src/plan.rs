@@ -135,21 +135,30 @@ pub fn builtin_transformers(
     k: &Kustomization,
     tc: &TransformerConfig,
     tracking: bool,
+    openapi: Option<&Value>,
 ) -> Result<Vec<Value>, Error> {
     let mut out = Vec::new();
+    // Strategic merges follow the build's OpenAPI schema (kustomize's
+    // global `openapi:` choice); kustom passes it in the patch configs.
+    let with_schema = |mut v: Value| {
+        if let Some(o) = openapi {
+            v["openapi"] = o.clone();
+        }
+        v
+    };
     if !k.patches_strategic_merge.is_empty() {
-        out.push(builtin(
+        out.push(with_schema(builtin(
             "PatchStrategicMergeTransformer",
             "patchesStrategicMerge",
             json!({ "paths": k.patches_strategic_merge }),
-        ));
+        )));
     }
     for (i, p) in k.patches.iter().enumerate() {
-        out.push(builtin(
+        out.push(with_schema(builtin(
             "PatchTransformer",
             &format!("patches-{i}"),
             to_value(p),
-        ));
+        )));
     }
     if !k.namespace.is_empty() {
         let mut v = builtin(
