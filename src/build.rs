@@ -37,6 +37,9 @@ pub struct Builder {
     /// global schema, set by the first kustomization (top first, then in
     /// traversal order) whose `openapi:` names one.
     schema: Mutex<Option<Value>>,
+    /// A resource of a type outside kyaml's precomputed scope table was
+    /// loaded before the schema was chosen (see `choose_schema`).
+    unknown_type_seen: std::sync::atomic::AtomicBool,
 }
 
 /// One kustomization being built: its directory, file and parsed content.
@@ -81,6 +84,7 @@ impl Builder {
             restrictor,
             cache: Mutex::new(HashMap::new()),
             schema: Mutex::new(None),
+            unknown_type_seen: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -199,9 +203,12 @@ impl Builder {
             k,
             &acc.config,
             t.origin.is_some(),
-            self.schema.lock().unwrap_or_else(|e| e.into_inner()).as_ref(),
+            self.schema
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref(),
         )
-            .map_err(|e| e.context(t.file.display()))?;
+        .map_err(|e| e.context(t.file.display()))?;
         ts.extend(self.plugin_configs(t, &k.transformers, stack)?);
         if !ts.is_empty() {
             let mut rs = std::mem::take(&mut acc.resources);
@@ -262,9 +269,9 @@ impl Builder {
         let path = match t.kust.openapi.get("path") {
             Some(p) => {
                 let full = t.dir.join(p);
-                let real = self.check_restriction(t, &full, p).map_err(|e| {
-                    e.context(format!("openapi path in {}", t.file.display()))
-                })?;
+                let real = self
+                    .check_restriction(t, &full, p)
+                    .map_err(|e| e.context(format!("openapi path in {}", t.file.display())))?;
                 Some(real.display().to_string())
             }
             None => None,
@@ -281,7 +288,10 @@ impl Builder {
                     t.file.display()
                 )))
             }
-            (Some(p), None) => serde_json::json!({ "path": p }),
+            (Some(p), None) => serde_json::json!({
+                "path": p,
+                "withBuiltin": self.unknown_type_seen.load(std::sync::atomic::Ordering::Relaxed),
+            }),
             (None, Some(v)) if v == kustom_api::schema::BUILTIN_VERSION => {
                 serde_json::json!({ "version": v })
             }
@@ -296,6 +306,26 @@ impl Builder {
         };
         *chosen = Some(choice);
         Ok(())
+    }
+
+    /// Note loaded objects whose type kyaml would look up in its schema.
+    fn note_types(&self, rs: &[Value]) {
+        use std::sync::atomic::Ordering;
+        if self.unknown_type_seen.load(Ordering::Relaxed) {
+            return;
+        }
+        let unknown = rs
+            .iter()
+            .any(|r| !resource::is_precomputed_type(resource::api_version(r), resource::kind(r)));
+        if unknown
+            && self
+                .schema
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_none()
+        {
+            self.unknown_type_seen.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Accumulate `resources:` entries: files are read, directories built
@@ -323,6 +353,7 @@ impl Builder {
             if full.is_file() {
                 let real = self.check_restriction(t, &full, p)?;
                 let mut rs = read_resource_file(&real, p, &t.file)?;
+                self.note_types(&rs);
                 if let Some(path) = t.origin_of(p) {
                     let o = Origin {
                         path,
@@ -492,6 +523,7 @@ impl Builder {
             if full.is_file() {
                 let real = self.check_restriction(t, &full, e)?;
                 let mut rs = read_resource_file(&real, e, &t.file)?;
+                self.note_types(&rs);
                 if let Some(path) = t.origin_of(e) {
                     let o = Origin {
                         path,
@@ -664,6 +696,22 @@ fn needs_finishing(r: &Value) -> bool {
     use kustom_api::protocol::{NEEDS_HASH_SUFFIX, PREVIOUS_NAMES};
     resource::annotation(r, NEEDS_HASH_SUFFIX).is_some()
         || resource::annotation(r, PREVIOUS_NAMES).is_some()
+        || has_non_string_subject_namespace(r)
+}
+
+/// kustomize's name-reference pass rejects a RoleBinding whose
+/// ServiceAccount subject has a null or non-string namespace even when
+/// nothing was renamed, so such a tree still needs the finishing call.
+fn has_non_string_subject_namespace(r: &Value) -> bool {
+    resource::kind(r) == "RoleBinding"
+        && r.get("subjects")
+            .and_then(Value::as_array)
+            .is_some_and(|subjects| {
+                subjects.iter().any(|s| {
+                    s.get("kind").and_then(Value::as_str) == Some("ServiceAccount")
+                        && s.get("namespace").is_some_and(|ns| !ns.is_string())
+                })
+            })
 }
 
 /// Drop objects annotated `config.kubernetes.io/local-config` (unless "false").

@@ -185,3 +185,22 @@ pub fn org_id(obj: &Value) -> crate::ResId {
         .and_then(|ids| ids.into_iter().next())
         .unwrap_or_else(|| crate::ResId::of(obj))
 }
+
+fn precomputed_table() -> &'static HashSet<(String, String)> {
+    static TABLE: OnceLock<HashSet<(String, String)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        include_str!("data/precomputed_scope.txt")
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .filter_map(|l| l.split_once(' '))
+            .map(|(a, k)| (a.trim().to_string(), k.trim().to_string()))
+            .collect()
+    })
+}
+
+/// Whether kyaml knows this type's namespace scope without its OpenAPI
+/// schema. Meeting any other type makes kyaml load its builtin schema
+/// later, even next to a custom one — which changes strategic merges.
+pub fn is_precomputed_type(api_version: &str, kind: &str) -> bool {
+    precomputed_table().contains(&(api_version.to_string(), kind.to_string()))
+}

@@ -92,6 +92,32 @@ impl Schema {
         self.by_type.is_empty()
     }
 
+    /// This schema with `later` parsed into it afterwards, the way kyaml
+    /// adds a second document to its global schema: definitions and
+    /// resource types of `later` replace same-named ones, and `$ref`s
+    /// resolve across both.
+    pub fn merged_with(&self, later: &Schema) -> Schema {
+        let mut out = self.clone();
+        let offset = out.nodes.len();
+        let shift = |id: NodeId| id + offset;
+        for node in &later.nodes {
+            let mut n = node.clone();
+            n.items = n.items.map(shift);
+            n.additional = n.additional.map(shift);
+            for id in n.properties.values_mut() {
+                *id = shift(*id);
+            }
+            out.nodes.push(n);
+        }
+        for (name, id) in &later.definitions {
+            out.definitions.insert(name.clone(), shift(*id));
+        }
+        for (ty, id) in &later.by_type {
+            out.by_type.insert(ty.clone(), shift(*id));
+        }
+        out
+    }
+
     /// Parse an OpenAPI (swagger 2.0) document, JSON or YAML already decoded:
     /// its `definitions`, indexed by `x-kubernetes-group-version-kind`.
     pub fn from_document(doc: &Value) -> Result<Schema, Error> {

@@ -165,7 +165,14 @@ pub fn schema_from_config(config: &Value, ctx: &Ctx) -> Result<Cow<'static, Sche
         (None, Some(_)) => return Err(err!("openapi path must be a string")),
         (None, None) => return Ok(Cow::Borrowed(Schema::builtin())),
     };
-    Ok(Cow::Owned(Schema::from_document(&doc)?))
+    let custom = Schema::from_document(&doc)?;
+    // kyaml also parses its builtin schema into the same global tables when
+    // a type outside its precomputed list was seen before the custom schema
+    // was set; the core tells us so with `withBuiltin`.
+    if field("withBuiltin").and_then(Value::as_bool) == Some(true) {
+        return Ok(Cow::Owned(custom.merged_with(Schema::builtin())));
+    }
+    Ok(Cow::Owned(custom))
 }
 
 fn parse_schema_text(text: &str) -> Result<Value, Error> {
