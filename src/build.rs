@@ -144,11 +144,11 @@ impl Builder {
         let mut tc = TransformerConfig::defaults();
         tc.merge(&user)?;
         acc.config.merge(&tc)?;
-        if !k.crds.is_empty() {
-            return Err(Error::new(format!(
-                "{}: `crds:` is not supported yet; use `configurations:` to declare the CRD's reference fields",
-                t.file.display()
-            )));
+        for c in &k.crds {
+            let text = self.read_file(t, c)?;
+            let tc = crate::crds::config_from_crd_file(&text, c)
+                .map_err(|e| e.context(format!("loading CRDs of {}", t.file.display())))?;
+            acc.config.merge(&tc)?;
         }
         // Generators: builtin fields first, then the `generators:` list.
         let mut gens = plan::builtin_generators(k);

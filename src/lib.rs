@@ -8,6 +8,7 @@
 pub mod accumulator;
 pub mod build;
 pub mod cli;
+pub mod crds;
 pub mod kustomization;
 pub mod origin;
 pub mod output;
