@@ -176,11 +176,11 @@ fn copy_merge_metadata(new: &mut Value, old: &Value) {
             }
         }
         if field == "annotations" && !keep_hash {
-            merged.shift_remove(NEEDS_HASH_SUFFIX);
+            merged.remove(NEEDS_HASH_SUFFIX);
         }
         let meta = resource::map_at_mut(new, &["metadata"]);
         if merged.is_empty() {
-            meta.shift_remove(field);
+            meta.remove(field);
         } else {
             meta.insert(field.to_string(), Value::Object(merged));
         }
@@ -188,7 +188,7 @@ fn copy_merge_metadata(new: &mut Value, old: &Value) {
     resource::set_name(new, resource::name(old));
     let ns = resource::namespace(old).to_string();
     if ns.is_empty() {
-        resource::map_at_mut(new, &["metadata"]).shift_remove("namespace");
+        resource::map_at_mut(new, &["metadata"]).remove("namespace");
     } else {
         resource::set_namespace(new, &ns);
     }
@@ -208,7 +208,7 @@ fn merge_string_map(new: &mut Value, old: &Value, field: &str) {
     }
     if let Some(obj) = new.as_object_mut() {
         if merged.is_empty() {
-            obj.shift_remove(field);
+            obj.remove(field);
         } else {
             obj.insert(field.to_string(), Value::Object(merged));
         }

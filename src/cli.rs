@@ -178,7 +178,10 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
         helm_command: args.helm_command.clone(),
     };
     let builder = Builder::new(settings, restrictor);
+    let started = std::time::Instant::now();
     let built = builder.build(&args.dir)?;
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "tree built");
+    let started = std::time::Instant::now();
     let mut resources = built.resources;
     output::sort(&mut resources, &built.top, reorder)?;
     if args.enable_managedby_label
@@ -205,12 +208,22 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
         )?;
     }
     output::strip_build_annotations(&mut resources, &built.top);
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "sorted and cleaned"
+    );
     match &args.output {
         Some(path) if path.is_dir() => output::write_dir(&resources, path),
         Some(path) => std::fs::write(path, output::render(&resources))
             .map_err(|e| Error::new(format!("writing {}: {e}", path.display()))),
         None => {
+            let started = std::time::Instant::now();
             let text = output::render(&resources);
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                bytes = text.len(),
+                "rendered"
+            );
             let mut out = std::io::stdout().lock();
             out.write_all(text.as_bytes())
                 .and_then(|_| out.flush())

@@ -168,7 +168,7 @@ pub fn strip_build_annotations(resources: &mut [Value], top: &Kustomization) {
         };
         if let Some(map) = annos.as_object_mut() {
             for key in BUILD_ANNOTATIONS {
-                map.shift_remove(*key);
+                map.remove(*key);
             }
             // kustomize rewrites the annotations as a string map at the end,
             // so `port: 8080` comes out as `port: "8080"`.
@@ -184,10 +184,10 @@ pub fn strip_build_annotations(resources: &mut [Value], top: &Kustomization) {
                 }
             }
             if !keep_origin {
-                map.shift_remove(ORIGIN);
+                map.remove(ORIGIN);
             }
             if !keep_transformations {
-                map.shift_remove(TRANSFORMATIONS);
+                map.remove(TRANSFORMATIONS);
             }
         }
         let empty = match annos {
@@ -196,7 +196,7 @@ pub fn strip_build_annotations(resources: &mut [Value], top: &Kustomization) {
             _ => false,
         };
         if empty {
-            meta.shift_remove("annotations");
+            meta.remove("annotations");
         }
     }
 }

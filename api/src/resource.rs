@@ -74,9 +74,9 @@ pub fn set_annotation(obj: &mut Value, key: &str, value: &str) {
 pub fn remove_annotation(obj: &mut Value, key: &str) -> Option<Value> {
     let meta = obj.get_mut("metadata")?.as_object_mut()?;
     let annos = meta.get_mut("annotations")?.as_object_mut()?;
-    let old = annos.shift_remove(key);
+    let old = annos.remove(key);
     if annos.is_empty() {
-        meta.shift_remove("annotations");
+        meta.remove("annotations");
     }
     old
 }

@@ -363,8 +363,13 @@ impl Settings {
             Some(EXIT_UNSUPPORTED) => return Ok(None),
             _ => return Err(site.status_error(&out, "")),
         }
+        let parse_started = std::time::Instant::now();
         let docs =
             protocol::read_stream(&out.stdout).map_err(|e| site.junk_error(&out, &e.message))?;
+        tracing::trace!(
+            us = parse_started.elapsed().as_micros() as u64,
+            "plugin output parsed"
+        );
         Ok(Some(docs))
     }
 

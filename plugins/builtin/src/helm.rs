@@ -226,7 +226,7 @@ fn merge2(src: &Value, dest: &Value) -> Value {
             let mut out = d.clone();
             for (k, v) in s {
                 if v.is_null() {
-                    out.shift_remove(k);
+                    out.remove(k);
                 } else if let Some(old) = d.get(k) {
                     out.insert(k.clone(), merge2(v, old));
                 } else {

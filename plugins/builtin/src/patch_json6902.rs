@@ -194,7 +194,7 @@ pub(crate) fn apply_keeping_annotations(res: &mut Value, ops: &[Operation]) -> R
         annos.insert(k, v);
     }
     let meta = resource::map_at_mut(res, &["metadata"]);
-    meta.shift_remove("annotations");
+    meta.remove("annotations");
     if !annos.is_empty() {
         meta.insert("annotations".into(), Value::Object(annos));
     }
@@ -416,7 +416,7 @@ fn container_set(con: &mut Value, key: &str, value: Value) -> Result<(), Error> 
 fn container_remove(con: &mut Value, key: &str) -> Result<Value, Error> {
     match con {
         Value::Object(m) => m
-            .shift_remove(key)
+            .remove(key)
             .ok_or_else(|| err!("Unable to remove nonexistent key: {key}: {MISSING}")),
         Value::Array(a) => {
             let mut i = atoi(key)?;

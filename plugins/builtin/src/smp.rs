@@ -87,7 +87,7 @@ pub fn apply_to_resource(res: &mut Value, patch: &Value, schema: &Schema) -> Res
         }
         _ => {
             if let Some(meta) = res.get_mut("metadata").and_then(Value::as_object_mut) {
-                meta.shift_remove("namespace");
+                meta.remove("namespace");
             }
         }
     }
@@ -109,7 +109,7 @@ pub fn prepare_for_target(patch: &Value, target: &Value) -> Value {
             _ => Map::new(),
         };
         let meta = resource::map_at_mut(&mut p, &["metadata"]);
-        meta.shift_remove(field);
+        meta.remove(field);
         if !strings.is_empty() {
             meta.insert(field.into(), Value::Object(strings));
         }
@@ -356,7 +356,7 @@ fn map_directive(m: &mut Map<String, Value>) -> Result<Directive, Error> {
         return Ok(Directive::Merge);
     };
     let d = parse_directive(&raw_text(v))?;
-    m.shift_remove(DIRECTIVE);
+    m.remove(DIRECTIVE);
     Ok(d)
 }
 
@@ -812,7 +812,7 @@ impl<'s> Merger<'s> {
         let keys: BTreeSet<String> = dest.keys().chain(origin.keys()).cloned().collect();
         for key in keys {
             let d = dest.get_mut(&key).map(std::mem::take);
-            let o = origin.shift_remove(&key);
+            let o = origin.remove(&key);
             let child = schema.and_then(|s| s.field(&key));
             // (Only a number or boolean replacing a string can change type.)
             let quoted = matches!(
@@ -966,7 +966,7 @@ fn set_field(map: &mut Map<String, Value>, key: &str, merged: Merged) {
                 map.insert(key.to_string(), v);
             }
             None => {
-                map.shift_remove(key);
+                map.remove(key);
             }
         },
     }

@@ -127,16 +127,36 @@ pub struct CompiledSelector {
 impl CompiledSelector {
     /// Whether the selector picks `res`.
     pub fn matches(&self, res: &Value) -> bool {
-        let cur = ResId::of(res);
-        let org = org_id(res);
-        (matches(&self.namespace, org.effective_namespace())
-            || matches(&self.namespace, cur.effective_namespace()))
-            && (matches(&self.name, &org.name) || matches(&self.name, &cur.name))
-            && matches(&self.group, &cur.gvk.group)
-            && matches(&self.version, &cur.gvk.version)
-            && matches(&self.kind, &cur.gvk.kind)
-            && self.labels.matches(&string_map(res, "labels"))
-            && self.annotations.matches(&string_map(res, "annotations"))
+        // Cheapest tests first, on borrowed strings: patches are selected
+        // over every resource of the accumulator, once per patch.
+        let api_version = resource::api_version(res);
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        if !(matches(&self.kind, resource::kind(res))
+            && matches(&self.group, group)
+            && matches(&self.version, version))
+        {
+            return false;
+        }
+        // The name and namespace may match the current or the original id.
+        let mut org: Option<ResId> = None;
+        if self.name.is_some() && !matches(&self.name, resource::name(res)) {
+            let o = org.get_or_insert_with(|| org_id(res));
+            if !matches(&self.name, &o.name) {
+                return false;
+            }
+        }
+        if self.namespace.is_some() {
+            let cur = ResId::of(res);
+            if !matches(&self.namespace, cur.effective_namespace()) {
+                let o = org.get_or_insert_with(|| org_id(res));
+                if !matches(&self.namespace, o.effective_namespace()) {
+                    return false;
+                }
+            }
+        }
+        (self.labels.requirements.is_empty() || self.labels.matches(&string_map(res, "labels")))
+            && (self.annotations.requirements.is_empty()
+                || self.annotations.matches(&string_map(res, "annotations")))
     }
 }
 
