@@ -17,6 +17,9 @@ pub struct Accumulator {
     pub config: TransformerConfig,
     /// `vars:` collected from this tree.
     pub vars: Vec<Value>,
+    /// Hash suffixes, name references and vars are already done (the top
+    /// kustomization ran them in its last transformer call).
+    pub finished: bool,
     /// (kind, name) → indexes into `resources`; rebuilt lazily when stale.
     index: HashMap<(String, String), Vec<usize>>,
     index_valid: bool,

@@ -50,6 +50,8 @@ struct Target {
     /// With `buildMetadata` at the top: this kustomization's directory as a
     /// path from the top's (kustomize's origin path); None when not tracked.
     origin: Option<String>,
+    /// The kustomization `kustom build` was pointed at.
+    top: bool,
 }
 
 impl Target {
@@ -93,6 +95,7 @@ impl Builder {
     pub fn build(&self, dir: &Path) -> Result<Built, Error> {
         let dir = canonical_dir(dir)?;
         let mut target = load_target(&dir, None)?;
+        target.top = true;
         // The top's buildMetadata governs the whole tree, as in kustomize.
         if !target.kust.build_metadata.is_empty() {
             target.origin = Some(String::new());
@@ -102,7 +105,9 @@ impl Builder {
             self.accumulate_target(&target, Accumulator::new(), std::slice::from_ref(&dir))?;
         // Hash suffixes and name references only matter when something was
         // generated or renamed; otherwise the finishing call is skipped.
-        let resources = if !acc.vars.is_empty() || acc.resources.iter().any(needs_finishing) {
+        let resources = if acc.finished {
+            acc.resources
+        } else if !acc.vars.is_empty() || acc.resources.iter().any(needs_finishing) {
             let finish = plan::finishing_transformers(&acc.config, &acc.vars);
             self.settings
                 .transform(&finish, acc.resources, &target.dir, &target.file, false)?
@@ -210,6 +215,19 @@ impl Builder {
         )
         .map_err(|e| e.context(t.file.display()))?;
         ts.extend(self.plugin_configs(t, &k.transformers, stack)?);
+        // At the top, the final passes (hash suffixes, name references,
+        // vars) join the last transformer call instead of costing a process
+        // of their own — unless validators must see the state before them,
+        // or each config runs alone to record origins.
+        let fuse_finish = t.top && !ts.is_empty() && k.validators.is_empty() && t.origin.is_none();
+        if fuse_finish {
+            if !k.vars.is_empty() {
+                ts.push(plan::var_matching(&k.vars));
+            }
+            merge_vars(&mut acc.vars, k.vars.clone())
+                .map_err(|e| e.context(format!("merging vars of {}", t.file.display())))?;
+            ts.extend(plan::finishing_transformers(&acc.config, &acc.vars));
+        }
         if !ts.is_empty() {
             let mut rs = std::mem::take(&mut acc.resources);
             match t.file_origin() {
@@ -246,6 +264,10 @@ impl Builder {
                     t.file.display()
                 )));
             }
+        }
+        acc.finished = fuse_finish;
+        if fuse_finish {
+            return Ok(acc);
         }
         // kustomize matches each kustomization's vars against the resources
         // accumulated so far (MergeVars); the matches travel as annotations.
@@ -593,6 +615,7 @@ fn load_target(dir: &Path, origin: Option<String>) -> Result<Target, Error> {
         file,
         kust,
         origin,
+        top: false,
     })
 }
 

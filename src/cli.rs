@@ -89,6 +89,15 @@ pub struct BuildArgs {
 
 /// Run the CLI; returns the process exit code.
 pub fn main() -> i32 {
+    // The builtin plugin runs once per plugin call: skip argument parsing
+    // and set up logging only when asked, to keep each process start cheap.
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() == 3 && args[1] == "builtin-plugin" {
+        if std::env::var_os("RUST_LOG").is_some() {
+            init_logging(0);
+        }
+        return kustom_builtin::run(vec![args[2].clone()]);
+    }
     let cli = Cli::parse();
     init_logging(cli.verbose);
     match cli.command {
@@ -124,6 +133,10 @@ pub fn main() -> i32 {
 
 fn init_logging(verbose: u8) {
     use tracing_subscriber::EnvFilter;
+    // Silent by default; building a filter costs more than a small build.
+    if verbose == 0 && std::env::var_os("RUST_LOG").is_none() {
+        return;
+    }
     let filter = match verbose {
         0 => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("off")),
         1 => EnvFilter::new("debug"),
