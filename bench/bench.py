@@ -8,10 +8,10 @@ Trees: the synthetic overlays x components tree of ../shared/bench/gen_tree.py
 at each --sizes N (build OUT/top), and a tiny tree (one Deployment, namePrefix,
 one configMapGenerator). Each tree is built --runs times by each tool,
 alternating, and the median wall time and the largest peak RSS are reported
-(measured with /usr/bin/time). Outputs are compared byte for byte: a
+(wall time around the process; peak RSS from wait4). Outputs are compared byte for byte: a
 difference is reported and makes the exit status 1.
 """
-import argparse, os, shutil, statistics, subprocess, sys, tempfile
+import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -42,14 +42,21 @@ spec:
 
 
 def timed(cmd, out_path):
-    """Run cmd with stdout to out_path; return (seconds, peak KiB)."""
-    with tempfile.NamedTemporaryFile("r") as t, open(out_path, "wb") as out:
-        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name] + cmd,
-                           stdout=out, stderr=subprocess.DEVNULL)
-        if p.returncode != 0:
-            sys.exit(f"bench: {' '.join(cmd)} failed with status {p.returncode}")
-        secs, kib = t.read().split()[-2:]
-        return float(secs), int(kib)
+    """Run cmd with stdout to out_path; return (wall seconds, peak RSS KiB).
+
+    Wall time is measured around the process (perf_counter); the peak is
+    wait4's ru_maxrss, the largest resident set of the process and of the
+    processes it waited for (kustom's plugin processes included).
+    """
+    with open(out_path, "wb") as out:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(p.pid, 0)
+        secs = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"bench: {' '.join(cmd)} failed with status {p.returncode}")
+    return secs, usage.ru_maxrss
 
 
 def main():
@@ -94,9 +101,9 @@ def main():
             r_s, r_m = statistics.median(rs), max(rm) / 1024
             same = open(os.path.join(work, "kustom.yaml"), "rb").read() == open(os.path.join(work, "ref.yaml"), "rb").read()
             failed |= not same
-            print(f"{label:20} {k_s:9.3f} {k_m:10.1f} {r_s:10.3f} {r_m:11.1f} {'1/%.0f' % (r_s / k_s) if k_s else '-':>10} {'1/%.1f' % (r_m / k_m):>9}  {'identical' if same else 'DIFFERENT'}")
+            print(f"{label:20} {k_s:9.4f} {k_m:10.1f} {r_s:10.4f} {r_m:11.1f} {'1/%.0f' % (r_s / k_s) if k_s else '-':>10} {'1/%.1f' % (r_m / k_m):>9}  {'identical' if same else 'DIFFERENT'}")
         else:
-            print(f"{label:20} {k_s:9.3f} {k_m:10.1f} {'-':>10} {'-':>11} {'-':>10} {'-':>9}  -")
+            print(f"{label:20} {k_s:9.4f} {k_m:10.1f} {'-':>10} {'-':>11} {'-':>10} {'-':>9}  -")
     shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if failed else 0)
 
