@@ -111,43 +111,7 @@ impl Origin {
     }
 }
 
-/// Go's `filepath.Join(base, rel)`: joined and cleaned, "" parts skipped.
-pub fn join(base: &str, rel: &str) -> String {
-    let joined = match (base.is_empty(), rel.is_empty()) {
-        (true, _) => rel.to_string(),
-        (false, true) => base.to_string(),
-        (false, false) => format!("{base}/{rel}"),
-    };
-    clean(&joined)
-}
-
-/// Go's `filepath.Clean` for relative and absolute slash paths.
-pub fn clean(path: &str) -> String {
-    if path.is_empty() {
-        return String::new();
-    }
-    let absolute = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => match parts.last() {
-                Some(&last) if last != ".." => {
-                    parts.pop();
-                }
-                _ if absolute => {}
-                _ => parts.push(".."),
-            },
-            p => parts.push(p),
-        }
-    }
-    let body = parts.join("/");
-    match (absolute, body.is_empty()) {
-        (true, _) => format!("/{body}"),
-        (false, true) => ".".to_string(),
-        (false, false) => body,
-    }
-}
+pub use kustom_api::paths::join;
 
 #[cfg(test)]
 mod tests {
@@ -163,7 +127,6 @@ mod tests {
         );
         assert_eq!(join("../base", "../common/x.yaml"), "../common/x.yaml");
         assert_eq!(join("a/b", "../../.."), "..");
-        assert_eq!(clean("./a//b/"), "a/b");
     }
 
     #[test]

@@ -4,39 +4,11 @@
 use crate::kustomization::Kustomization;
 use kustom_api::protocol::{BUILD_ANNOTATIONS, ORIGIN, TRANSFORMATIONS};
 use kustom_api::{yaml, Error, Gvk, ResId, Value};
-use std::collections::HashMap;
 use std::path::Path;
 
-/// kustomize's legacy kind order: these kinds first, in this order…
-const ORDER_FIRST: &[&str] = &[
-    "Namespace",
-    "ResourceQuota",
-    "StorageClass",
-    "CustomResourceDefinition",
-    "ServiceAccount",
-    "PodSecurityPolicy",
-    "Role",
-    "ClusterRole",
-    "RoleBinding",
-    "ClusterRoleBinding",
-    "ConfigMap",
-    "Secret",
-    "Endpoints",
-    "Service",
-    "LimitRange",
-    "PriorityClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "Deployment",
-    "StatefulSet",
-    "CronJob",
-    "PodDisruptionBudget",
-];
-/// …and these last.
-const ORDER_LAST: &[&str] = &[
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-];
+use kustom_api::resid::{
+    kind_rank, KIND_ORDER_FIRST as ORDER_FIRST, KIND_ORDER_LAST as ORDER_LAST,
+};
 
 /// `--reorder`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,18 +70,11 @@ pub fn sort(
 }
 
 fn legacy_sort<S: AsRef<str>>(resources: &mut Vec<Value>, first: &[S], last: &[S]) {
-    let mut rank: HashMap<&str, i64> = HashMap::new();
-    for (i, k) in first.iter().enumerate() {
-        rank.insert(k.as_ref(), i as i64 - first.len() as i64);
-    }
-    for (i, k) in last.iter().enumerate() {
-        rank.insert(k.as_ref(), 1 + i as i64);
-    }
     let mut keyed: Vec<(i64, String, String, Value)> = resources
         .drain(..)
         .map(|r| {
             let id = ResId::of(&r);
-            let rank = rank.get(id.gvk.kind.as_str()).copied().unwrap_or(0);
+            let rank = kind_rank(&id.gvk.kind, first, last);
             (rank, gvk_sort_string(&id.gvk), id_sort_string(&id), r)
         })
         .collect();

@@ -493,45 +493,12 @@ fn merge_name_back_reference(
     Ok(())
 }
 
-/// Kinds kustomize orders first and last when it sorts by gvk (its legacy
-/// resource order, also used to sort transformer configs).
-const KIND_ORDER_FIRST: [&str; 22] = [
-    "Namespace",
-    "ResourceQuota",
-    "StorageClass",
-    "CustomResourceDefinition",
-    "ServiceAccount",
-    "PodSecurityPolicy",
-    "Role",
-    "ClusterRole",
-    "RoleBinding",
-    "ClusterRoleBinding",
-    "ConfigMap",
-    "Secret",
-    "Endpoints",
-    "Service",
-    "LimitRange",
-    "PriorityClass",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "Deployment",
-    "StatefulSet",
-    "CronJob",
-    "PodDisruptionBudget",
-];
-const KIND_ORDER_LAST: [&str; 2] = [
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-];
-
 fn kind_rank(kind: &str) -> i64 {
-    if let Some(i) = KIND_ORDER_FIRST.iter().position(|k| *k == kind) {
-        return i as i64 - KIND_ORDER_FIRST.len() as i64;
-    }
-    if let Some(i) = KIND_ORDER_LAST.iter().position(|k| *k == kind) {
-        return i as i64 + 1;
-    }
-    0
+    crate::resid::kind_rank(
+        kind,
+        crate::resid::KIND_ORDER_FIRST,
+        crate::resid::KIND_ORDER_LAST,
+    )
 }
 
 /// kustomize's gvk order: by kind rank, then by `group_version_kind` with

@@ -9,6 +9,7 @@
 
 pub mod error;
 pub mod fieldspec;
+pub mod paths;
 pub mod protocol;
 pub mod resid;
 pub mod resource;

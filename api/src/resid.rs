@@ -176,3 +176,48 @@ pub fn original_id(obj: &Value) -> ResId {
         .next()
         .unwrap_or_else(|| ResId::of(obj))
 }
+
+/// kustomize's legacy resource order: these kinds first, in this order…
+pub const KIND_ORDER_FIRST: &[&str] = &[
+    "Namespace",
+    "ResourceQuota",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+    "PodSecurityPolicy",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Endpoints",
+    "Service",
+    "LimitRange",
+    "PriorityClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Deployment",
+    "StatefulSet",
+    "CronJob",
+    "PodDisruptionBudget",
+];
+
+/// …and these last.
+pub const KIND_ORDER_LAST: &[&str] = &[
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
+/// A kind's rank in an order given as kinds to put first and last
+/// (kustomize's `typeOrders`): negative for `first`, positive for `last`,
+/// 0 for every other kind.
+pub fn kind_rank<S: AsRef<str>>(kind: &str, first: &[S], last: &[S]) -> i64 {
+    if let Some(i) = first.iter().position(|k| k.as_ref() == kind) {
+        return i as i64 - first.len() as i64;
+    }
+    if let Some(i) = last.iter().position(|k| k.as_ref() == kind) {
+        return i as i64 + 1;
+    }
+    0
+}

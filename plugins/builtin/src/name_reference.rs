@@ -139,42 +139,12 @@ fn gvk_order(a: &Gvk, b: &Gvk) -> Ordering {
         .then_with(|| stable_sort_key(a).cmp(&stable_sort_key(b)))
 }
 
-fn kind_rank(kind: &str) -> i32 {
-    const FIRST: &[&str] = &[
-        "Namespace",
-        "ResourceQuota",
-        "StorageClass",
-        "CustomResourceDefinition",
-        "ServiceAccount",
-        "PodSecurityPolicy",
-        "Role",
-        "ClusterRole",
-        "RoleBinding",
-        "ClusterRoleBinding",
-        "ConfigMap",
-        "Secret",
-        "Endpoints",
-        "Service",
-        "LimitRange",
-        "PriorityClass",
-        "PersistentVolume",
-        "PersistentVolumeClaim",
-        "Deployment",
-        "StatefulSet",
-        "CronJob",
-        "PodDisruptionBudget",
-    ];
-    const LAST: &[&str] = &[
-        "MutatingWebhookConfiguration",
-        "ValidatingWebhookConfiguration",
-    ];
-    if let Some(i) = FIRST.iter().position(|k| *k == kind) {
-        return i as i32 - FIRST.len() as i32;
-    }
-    if let Some(i) = LAST.iter().position(|k| *k == kind) {
-        return 1 + i as i32;
-    }
-    0
+fn kind_rank(kind: &str) -> i64 {
+    kustom_api::resid::kind_rank(
+        kind,
+        kustom_api::resid::KIND_ORDER_FIRST,
+        kustom_api::resid::KIND_ORDER_LAST,
+    )
 }
 
 fn stable_sort_key(g: &Gvk) -> String {

@@ -197,32 +197,7 @@ fn json_type(v: &Value) -> &'static str {
 // Paths as Go's path/filepath handles them (always `/`-separated here)
 // ---------------------------------------------------------------------------
 
-/// Go's `filepath.Clean`: the shortest equivalent path, processed
-/// lexically (`a//b/./c/..` → `a/b`; empty → `.`).
-fn go_clean(path: &str) -> String {
-    let rooted = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => match parts.last() {
-                Some(&last) if last != ".." => {
-                    parts.pop();
-                }
-                // `..` above the root is the root.
-                _ if rooted => {}
-                _ => parts.push(".."),
-            },
-            other => parts.push(other),
-        }
-    }
-    let joined = parts.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".to_string(),
-        (false, false) => joined,
-    }
-}
+use kustom_api::paths::clean as go_clean;
 
 /// Go's `filepath.Join`: the non-empty elements joined and cleaned; empty
 /// when every element is.
