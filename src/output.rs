@@ -3,7 +3,7 @@
 
 use crate::kustomization::Kustomization;
 use kustom_api::protocol::{BUILD_ANNOTATIONS, ORIGIN, TRANSFORMATIONS};
-use kustom_api::{yaml, Error, Gvk, ResId, Value};
+use kustom_api::{yaml, Error, ResId, Value};
 use std::path::Path;
 
 use kustom_api::resid::{
@@ -75,7 +75,12 @@ fn legacy_sort<S: AsRef<str>>(resources: &mut Vec<Value>, first: &[S], last: &[S
         .map(|r| {
             let id = ResId::of(&r);
             let rank = kind_rank(&id.gvk.kind, first, last);
-            (rank, gvk_sort_string(&id.gvk), id_sort_string(&id), r)
+            (
+                rank,
+                kustom_api::resid::gvk_sort_key(&id.gvk),
+                id_sort_string(&id),
+                r,
+            )
         })
         .collect();
     keyed.sort_by(|a, b| {
@@ -88,22 +93,6 @@ fn legacy_sort<S: AsRef<str>>(resources: &mut Vec<Value>, first: &[S], last: &[S
         a.2.cmp(&b.2)
     });
     resources.extend(keyed.into_iter().map(|k| k.3));
-}
-
-fn gvk_sort_string(g: &Gvk) -> String {
-    let or = |s: &str, d: &str| {
-        if s.is_empty() {
-            d.to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    format!(
-        "{}_{}_{}",
-        or(&g.group, "~G"),
-        or(&g.version, "~V"),
-        or(&g.kind, "~K")
-    )
 }
 
 fn id_sort_string(id: &ResId) -> String {

@@ -9,7 +9,6 @@
 use crate::{resource, Error, Gvk};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 /// One field spec: a slash-separated path in objects of a (partial) gvk.
@@ -493,36 +492,7 @@ fn merge_name_back_reference(
     Ok(())
 }
 
-fn kind_rank(kind: &str) -> i64 {
-    crate::resid::kind_rank(
-        kind,
-        crate::resid::KIND_ORDER_FIRST,
-        crate::resid::KIND_ORDER_LAST,
-    )
-}
-
-/// kustomize's gvk order: by kind rank, then by `group_version_kind` with
-/// empty parts spelled `~G`, `~V`, `~K` (so they sort after named ones).
-fn compare_gvk(a: &Gvk, b: &Gvk) -> Ordering {
-    fn key(g: &Gvk) -> String {
-        let or = |s: &str, d: &'static str| {
-            if s.is_empty() {
-                d.to_string()
-            } else {
-                s.to_string()
-            }
-        };
-        format!(
-            "{}_{}_{}",
-            or(&g.group, "~G"),
-            or(&g.version, "~V"),
-            or(&g.kind, "~K")
-        )
-    }
-    kind_rank(&a.kind)
-        .cmp(&kind_rank(&b.kind))
-        .then_with(|| key(a).cmp(&key(b)))
-}
+use crate::resid::compare_gvk;
 
 // ---------------------------------------------------------------------------
 // Reading configs

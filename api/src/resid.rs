@@ -221,3 +221,30 @@ pub fn kind_rank<S: AsRef<str>>(kind: &str, first: &[S], last: &[S]) -> i64 {
     }
     0
 }
+
+/// kustomize's stable sort text of a gvk: `group_version_kind`, empty parts
+/// spelled `~G`, `~V`, `~K` (so they sort after named ones).
+pub fn gvk_sort_key(g: &Gvk) -> String {
+    let or = |s: &str, empty: &'static str| {
+        if s.is_empty() {
+            empty.to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    format!(
+        "{}_{}_{}",
+        or(&g.group, "~G"),
+        or(&g.version, "~V"),
+        or(&g.kind, "~K")
+    )
+}
+
+/// kustomize's gvk order: by rank in the legacy kind order, then by
+/// [`gvk_sort_key`].
+pub fn compare_gvk(a: &Gvk, b: &Gvk) -> std::cmp::Ordering {
+    let rank = |k: &str| kind_rank(k, KIND_ORDER_FIRST, KIND_ORDER_LAST);
+    rank(&a.kind)
+        .cmp(&rank(&b.kind))
+        .then_with(|| gvk_sort_key(a).cmp(&gvk_sort_key(b)))
+}

@@ -134,33 +134,7 @@ fn normalize(input: Vec<BackRef>) -> Result<Vec<BackRef>, Error> {
 /// kustomize's ordering of gvks in its transformer config: a fixed rank for
 /// well-known kinds, then group/version/kind text with markers for empties.
 fn gvk_order(a: &Gvk, b: &Gvk) -> Ordering {
-    kind_rank(&a.kind)
-        .cmp(&kind_rank(&b.kind))
-        .then_with(|| stable_sort_key(a).cmp(&stable_sort_key(b)))
-}
-
-fn kind_rank(kind: &str) -> i64 {
-    kustom_api::resid::kind_rank(
-        kind,
-        kustom_api::resid::KIND_ORDER_FIRST,
-        kustom_api::resid::KIND_ORDER_LAST,
-    )
-}
-
-fn stable_sort_key(g: &Gvk) -> String {
-    let or = |s: &str, empty: &'static str| {
-        if s.is_empty() {
-            empty.to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    format!(
-        "{}_{}_{}",
-        or(&g.group, "~G"),
-        or(&g.version, "~V"),
-        or(&g.kind, "~K")
-    )
+    kustom_api::resid::compare_gvk(a, b)
 }
 
 /// What the pass needs to know about each resource, read once up front: its
