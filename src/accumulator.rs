@@ -2,17 +2,17 @@
 //! index by current id for conflict checks, the merged field-spec
 //! configuration and the vars collected on the way.
 
+use crate::doc::Doc;
 use kustom_api::fieldspec::TransformerConfig;
 use kustom_api::protocol::{GENERATOR_BEHAVIOR, NEEDS_HASH_SUFFIX, ORIGIN};
-use kustom_api::resid::previous_ids;
-use kustom_api::{resource, Error, ResId, Value};
+use kustom_api::{resource, Error, Value};
 use std::collections::HashMap;
 
 /// Resources accumulated so far, with what travels up with them.
 #[derive(Debug, Clone, Default)]
 pub struct Accumulator {
     /// The resources, in accumulation order.
-    pub resources: Vec<Value>,
+    pub resources: Vec<Doc>,
     /// Field-spec configuration merged from `configurations:` / `crds:` of this tree.
     pub config: TransformerConfig,
     /// `vars:` collected from this tree.
@@ -33,7 +33,7 @@ impl Accumulator {
     }
 
     /// Replace all resources (after a plugin call).
-    pub fn set_resources(&mut self, resources: Vec<Value>) {
+    pub fn set_resources(&mut self, resources: Vec<Doc>) {
         self.resources = resources;
         self.index_valid = false;
     }
@@ -45,7 +45,7 @@ impl Accumulator {
         self.index.clear();
         for (i, r) in self.resources.iter().enumerate() {
             self.index
-                .entry((resource::kind(r).to_string(), resource::name(r).to_string()))
+                .entry((r.kind().to_string(), r.name().to_string()))
                 .or_default()
                 .push(i);
         }
@@ -53,19 +53,19 @@ impl Accumulator {
     }
 
     /// Index of the resource whose current id equals `id`, if any.
-    fn find_current(&mut self, id: &ResId) -> Option<usize> {
+    fn find_current(&mut self, id: &kustom_api::ResId) -> Option<usize> {
         self.ensure_index();
         let key = (id.gvk.kind.clone(), id.name.clone());
         self.index
             .get(&key)?
             .iter()
             .copied()
-            .find(|&i| ResId::of(&self.resources[i]).equals(id))
+            .find(|&i| self.resources[i].id().equals(id))
     }
 
     /// Append one resource; an id already present is an error.
-    pub fn append(&mut self, r: Value) -> Result<(), Error> {
-        let id = ResId::of(&r);
+    pub fn append(&mut self, r: Doc) -> Result<(), Error> {
+        let id = r.id();
         if self.find_current(&id).is_some() {
             return Err(Error::new(format!(
                 "may not add resource with an already registered id: {id}"
@@ -80,7 +80,7 @@ impl Accumulator {
     }
 
     /// Append all resources; the first id conflict is an error.
-    pub fn append_all(&mut self, rs: Vec<Value>) -> Result<(), Error> {
+    pub fn append_all(&mut self, rs: Vec<Doc>) -> Result<(), Error> {
         self.resources.reserve(rs.len());
         for r in rs {
             self.append(r)?;
@@ -97,16 +97,17 @@ impl Accumulator {
     }
 
     /// Add generated resources by their generator behavior (create, merge, replace).
-    pub fn absorb_all(&mut self, generated: Vec<Value>) -> Result<(), Error> {
+    pub fn absorb_all(&mut self, generated: Vec<Doc>) -> Result<(), Error> {
         for r in generated {
             self.absorb(r)?;
         }
         Ok(())
     }
 
-    fn absorb(&mut self, mut r: Value) -> Result<(), Error> {
-        let id = ResId::of(&r);
-        let behavior = resource::annotation(&r, GENERATOR_BEHAVIOR)
+    fn absorb(&mut self, r: Doc) -> Result<(), Error> {
+        let id = r.id();
+        let behavior = r
+            .annotation(GENERATOR_BEHAVIOR)
             .unwrap_or("create")
             .to_string();
         // Matches by any id the existing resource had (kustomize's GetMatchingResourcesByAnyId).
@@ -115,7 +116,7 @@ impl Accumulator {
             .iter()
             .enumerate()
             .filter(|(_, old)| {
-                ResId::of(old).equals(&id) || previous_ids(old).iter().any(|p| p.equals(&id))
+                old.id().equals(&id) || old.previous_ids().iter().any(|p| p.equals(&id))
             })
             .map(|(i, _)| i)
             .collect();
@@ -127,7 +128,9 @@ impl Accumulator {
                 _ => self.append(r),
             },
             [i] => {
-                let old = &self.resources[*i];
+                let old = self.resources[*i].value();
+                let old = &old;
+                let mut r = r.value();
                 match behavior.as_str() {
                     "replace" => copy_merge_metadata(&mut r, old),
                     "merge" => {
@@ -147,7 +150,7 @@ impl Accumulator {
                         )))
                     }
                 }
-                self.resources[*i] = r;
+                self.resources[*i] = Doc::from_value(&r);
                 self.index_valid = false;
                 Ok(())
             }

@@ -3,6 +3,7 @@
 //! transformers, validators, vars), then the top-level finishing steps.
 
 use crate::accumulator::{merge_vars, Accumulator};
+use crate::doc::{self, Doc};
 use crate::kustomization::{self, Kustomization};
 use crate::origin::{self, Origin};
 use crate::plan;
@@ -73,7 +74,7 @@ impl Target {
 /// The result of a whole build, before output.
 pub struct Built {
     /// The output resources, in build order (not yet sorted).
-    pub resources: Vec<Value>,
+    pub resources: Vec<Doc>,
     /// The top kustomization.
     pub top: Kustomization,
 }
@@ -170,7 +171,8 @@ impl Builder {
                             self.settings
                                 .generate(std::slice::from_ref(g), &t.dir, &t.file)?;
                         if let Some(o) = config_origin(g, &file_origin) {
-                            made.iter_mut().for_each(|r| o.set_if_missing(r));
+                            made.iter_mut()
+                                .for_each(|r| r.update(|v| o.set_if_missing(v)));
                         }
                         all.extend(made);
                     }
@@ -245,7 +247,8 @@ impl Builder {
                             false,
                         )?;
                         if let Some(o) = config_origin(tr, &file_origin) {
-                            rs.iter_mut().for_each(|r| o.record_transformation(r));
+                            rs.iter_mut()
+                                .for_each(|r| r.update(|v| o.record_transformation(v)));
                         }
                     }
                 }
@@ -258,7 +261,7 @@ impl Builder {
             let out =
                 self.settings
                     .transform(&vs, acc.resources.clone(), &t.dir, &t.file, false)?;
-            if out != acc.resources {
+            if !doc::same_resources(&out, &acc.resources) {
                 return Err(Error::new(format!(
                     "validator shouldn't modify the resource map (validators of {})",
                     t.file.display()
@@ -360,7 +363,7 @@ impl Builder {
         stack: &[PathBuf],
     ) -> Result<Accumulator, Error> {
         enum Entry {
-            File(Vec<Value>),
+            File(Vec<Doc>),
             Dir(PathBuf, Option<String>),
         }
         let mut entries = Vec::with_capacity(paths.len());
@@ -383,7 +386,7 @@ impl Builder {
                     };
                     rs.iter_mut().for_each(|r| o.set_on(r));
                 }
-                entries.push(Entry::File(rs));
+                entries.push(Entry::File(doc::from_values(&rs)));
             } else if full.is_dir() {
                 entries.push(Entry::Dir(canonical_dir(&full)?, t.origin_of(p)));
             } else {
@@ -556,7 +559,8 @@ impl Builder {
                 out.extend(rs);
             } else if full.is_dir() {
                 let dir = canonical_dir(&full)?;
-                out.extend(self.build_base(&dir, stack, t.origin_of(e))?.resources);
+                let built = self.build_base(&dir, stack, t.origin_of(e))?;
+                out.extend(doc::to_values(&built.resources));
             } else {
                 return Err(Error::new(format!(
                     "plugin config '{e}' listed in {} is neither a file, a directory nor inline YAML",
@@ -715,11 +719,11 @@ pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Ve
 
 /// Whether a resource carries a pending hash suffix or a rename that
 /// references to it must follow.
-fn needs_finishing(r: &Value) -> bool {
+fn needs_finishing(r: &Doc) -> bool {
     use kustom_api::protocol::{NEEDS_HASH_SUFFIX, PREVIOUS_NAMES};
-    resource::annotation(r, NEEDS_HASH_SUFFIX).is_some()
-        || resource::annotation(r, PREVIOUS_NAMES).is_some()
-        || has_non_string_subject_namespace(r)
+    r.annotation(NEEDS_HASH_SUFFIX).is_some()
+        || r.annotation(PREVIOUS_NAMES).is_some()
+        || (r.kind() == "RoleBinding" && has_non_string_subject_namespace(&r.value()))
 }
 
 /// kustomize's name-reference pass rejects a RoleBinding whose
@@ -738,11 +742,11 @@ fn has_non_string_subject_namespace(r: &Value) -> bool {
 }
 
 /// Drop objects annotated `config.kubernetes.io/local-config` (unless "false").
-fn drop_local_config(resources: Vec<Value>) -> Vec<Value> {
+fn drop_local_config(resources: Vec<Doc>) -> Vec<Doc> {
     resources
         .into_iter()
         .filter(|r| {
-            !matches!(resource::annotation(r, kustom_api::protocol::LOCAL_CONFIG), Some(v) if v != "false")
+            !matches!(r.annotation(kustom_api::protocol::LOCAL_CONFIG), Some(v) if v != "false")
         })
         .collect()
 }

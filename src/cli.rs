@@ -220,27 +220,26 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
             false,
         )?;
     }
-    output::strip_build_annotations(&mut resources, &built.top);
-    tracing::debug!(
-        ms = started.elapsed().as_millis() as u64,
-        "sorted and cleaned"
-    );
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "sorted");
     match &args.output {
-        Some(path) if path.is_dir() => output::write_dir(&resources, path),
-        Some(path) => std::fs::write(path, output::render(&resources))
+        Some(path) if path.is_dir() => output::write_dir(&resources, &built.top, path),
+        Some(path) => std::fs::write(path, output::render(&resources, &built.top))
             .map_err(|e| Error::new(format!("writing {}: {e}", path.display()))),
         None => {
             let started = std::time::Instant::now();
-            let text = output::render(&resources);
+            let text = output::render(&resources, &built.top);
             tracing::debug!(
                 ms = started.elapsed().as_millis() as u64,
                 bytes = text.len(),
                 "rendered"
             );
             let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
+            let written = out
+                .write_all(text.as_bytes())
                 .and_then(|_| out.flush())
-                .map_err(|e| Error::new(format!("writing output: {e}")))
+                .map_err(|e| Error::new(format!("writing output: {e}")));
+            log_peak_memory();
+            written
         }
     }
 }
@@ -274,4 +273,18 @@ pub fn config_home() -> PathBuf {
             .map(|b| b.home_dir().join(".config"))
             .unwrap_or_else(|| PathBuf::from(".config")),
     }
+}
+
+/// Log the peak resident memory of the core and of its largest plugin process (`-v`).
+fn log_peak_memory() {
+    let peak_kib = |who| {
+        // SAFETY: getrusage only writes the struct it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        (unsafe { libc::getrusage(who, &mut u) } == 0).then_some(u.ru_maxrss)
+    };
+    tracing::debug!(
+        core_kib = peak_kib(libc::RUSAGE_SELF),
+        largest_plugin_kib = peak_kib(libc::RUSAGE_CHILDREN),
+        "peak resident memory"
+    );
 }

@@ -9,6 +9,7 @@ pub mod accumulator;
 pub mod build;
 pub mod cli;
 pub mod crds;
+pub mod doc;
 pub mod kustomization;
 pub mod origin;
 pub mod output;

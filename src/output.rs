@@ -1,6 +1,7 @@
 //! The last steps of a build: ordering, removing build annotations, and
 //! writing the YAML (to STDOUT, a file, or one file per resource).
 
+use crate::doc::Doc;
 use crate::kustomization::Kustomization;
 use kustom_api::protocol::{BUILD_ANNOTATIONS, ORIGIN, TRANSFORMATIONS};
 use kustom_api::{yaml, Error, ResId, Value};
@@ -22,11 +23,7 @@ pub enum Reorder {
 }
 
 /// Order resources per `sortOptions` or `--reorder` (the kustomization wins).
-pub fn sort(
-    resources: &mut Vec<Value>,
-    top: &Kustomization,
-    reorder: Reorder,
-) -> Result<(), Error> {
+pub fn sort(resources: &mut Vec<Doc>, top: &Kustomization, reorder: Reorder) -> Result<(), Error> {
     if let Some(opts) = &top.sort_options {
         let order = opts.get("order").and_then(Value::as_str).unwrap_or("fifo");
         let legacy = opts.get("legacySortOptions");
@@ -69,11 +66,11 @@ pub fn sort(
     }
 }
 
-fn legacy_sort<S: AsRef<str>>(resources: &mut Vec<Value>, first: &[S], last: &[S]) {
-    let mut keyed: Vec<(i64, String, String, Value)> = resources
+fn legacy_sort<S: AsRef<str>>(resources: &mut Vec<Doc>, first: &[S], last: &[S]) {
+    let mut keyed: Vec<(i64, String, String, Doc)> = resources
         .drain(..)
         .map(|r| {
-            let id = ResId::of(&r);
+            let id = r.id();
             let rank = kind_rank(&id.gvk.kind, first, last);
             (
                 rank,
@@ -107,18 +104,18 @@ fn id_sort_string(id: &ResId) -> String {
 
 /// Remove build annotations (and origin/transformer annotations unless
 /// `buildMetadata` asks for them); an annotations map left empty goes too.
-pub fn strip_build_annotations(resources: &mut [Value], top: &Kustomization) {
+pub fn strip_build_annotations(r: &mut Value, top: &Kustomization) {
     let keep_origin = top.build_metadata.iter().any(|m| m == "originAnnotations");
     let keep_transformations = top
         .build_metadata
         .iter()
         .any(|m| m == "transformerAnnotations");
-    for r in resources {
+    {
         let Some(meta) = r.get_mut("metadata").and_then(Value::as_object_mut) else {
-            continue;
+            return;
         };
         let Some(annos) = meta.get_mut("annotations") else {
-            continue;
+            return;
         };
         if let Some(map) = annos.as_object_mut() {
             for key in BUILD_ANNOTATIONS {
@@ -155,16 +152,31 @@ pub fn strip_build_annotations(resources: &mut [Value], top: &Kustomization) {
     }
 }
 
-/// The whole output stream, as `kustomize build` prints it.
-pub fn render(resources: &[Value]) -> String {
-    yaml::to_yaml_stream(resources)
+/// A resource as it is printed: parsed, build annotations removed.
+fn final_value(r: &Doc, top: &Kustomization) -> Value {
+    let mut v = r.value();
+    strip_build_annotations(&mut v, top);
+    v
+}
+
+/// The whole output stream, as `kustomize build` prints it; each resource
+/// is parsed only while it is written.
+pub fn render(resources: &[Doc], top: &Kustomization) -> String {
+    let mut out = String::with_capacity(resources.iter().map(|r| r.json().len()).sum());
+    for (i, r) in resources.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        yaml::write_yaml(&mut out, &final_value(r, top));
+    }
+    out
 }
 
 /// Write one file per resource into `dir` (kustomize's `-o DIR`), all or nothing.
-pub fn write_dir(resources: &[Value], dir: &Path) -> Result<(), Error> {
+pub fn write_dir(resources: &[Doc], top: &Kustomization, dir: &Path) -> Result<(), Error> {
     let mut files: Vec<(String, String)> = Vec::new();
     for r in resources {
-        let id = ResId::of(r);
+        let id = r.id();
         let mut name = String::new();
         if !id.gvk.group.is_empty() {
             name.push_str(&id.gvk.group);
@@ -176,7 +188,7 @@ pub fn write_dir(resources: &[Value], dir: &Path) -> Result<(), Error> {
         name.push('_');
         name.push_str(&id.name);
         let file = format!("{}.yaml", name.to_lowercase());
-        files.push((file, yaml::to_yaml(r)));
+        files.push((file, yaml::to_yaml(&final_value(r, top))));
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::new(format!("creating output directory {}: {e}", dir.display())))?;

@@ -92,6 +92,16 @@ pub fn read_stream(bytes: &[u8]) -> Result<Vec<Value>, Error> {
 
 /// Parse `text` as JSON documents separated by `---` lines; None when it is not in that form.
 fn try_json_stream(text: &str) -> Option<Vec<Value>> {
+    json_stream_chunks(text)?
+        .into_iter()
+        .map(|chunk| serde_json::from_str(chunk).ok())
+        .collect()
+}
+
+/// The documents of `text` when it looks like the JSON-documents framing
+/// (each one starts with `{`; whether each is valid JSON is not checked);
+/// None when it is not in that form.
+pub fn json_stream_chunks(text: &str) -> Option<Vec<&str>> {
     let trimmed = text.trim_start();
     if !(trimmed.starts_with('{') || trimmed.is_empty()) {
         return None;
@@ -105,7 +115,7 @@ fn try_json_stream(text: &str) -> Option<Vec<Value>> {
         if !chunk.starts_with('{') {
             return None;
         }
-        docs.push(serde_json::from_str(chunk).ok()?);
+        docs.push(chunk);
     }
     Some(docs)
 }

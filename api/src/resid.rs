@@ -142,19 +142,30 @@ impl fmt::Display for ResId {
 /// The ids a resource had before its renames, oldest first, read from the
 /// `previousNames` / `previousNamespaces` / `previousKinds` build annotations.
 pub fn previous_ids(obj: &Value) -> Vec<ResId> {
+    previous_ids_from(resource::api_version(obj), |key| {
+        resource::annotation(obj, key)
+    })
+}
+
+/// [`previous_ids`] of an object with apiVersion `api_version`, whose
+/// annotations `annotation` looks up.
+pub fn previous_ids_from<'a>(
+    api_version: &str,
+    annotation: impl Fn(&str) -> Option<&'a str>,
+) -> Vec<ResId> {
     use crate::protocol::{PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES};
-    let Some(names) = resource::annotation(obj, PREVIOUS_NAMES) else {
+    let Some(names) = annotation(PREVIOUS_NAMES) else {
         return Vec::new();
     };
-    let namespaces: Vec<&str> = resource::annotation(obj, PREVIOUS_NAMESPACES)
+    let namespaces: Vec<&str> = annotation(PREVIOUS_NAMESPACES)
         .unwrap_or("")
         .split(',')
         .collect();
-    let kinds: Vec<&str> = resource::annotation(obj, PREVIOUS_KINDS)
+    let kinds: Vec<&str> = annotation(PREVIOUS_KINDS)
         .unwrap_or("")
         .split(',')
         .collect();
-    let current = Gvk::from_api_version(resource::api_version(obj), "");
+    let current = Gvk::from_api_version(api_version, "");
     names
         .split(',')
         .enumerate()

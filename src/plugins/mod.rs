@@ -18,6 +18,7 @@ use kustom_api::protocol::{
     PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES,
 };
 
+use crate::doc::{self, Doc};
 use kustom_api::{resource, yaml, Error, Gvk, ResId, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -320,14 +321,15 @@ impl Settings {
         }
     }
 
-    /// Run one KEP call. `Ok(None)` when the plugin answered 127 (not supported).
+    /// Run one KEP call: the finished process, or `Ok(None)` when the
+    /// plugin answered 127 (not supported).
     fn call(
         &self,
         loc: &Location,
         site: &Site<'_>,
         dir: &Path,
         stdin: Vec<u8>,
-    ) -> Result<Option<Vec<Value>>, Error> {
+    ) -> Result<Option<exec::Output>, Error> {
         CALLS.fetch_add(1, Ordering::Relaxed);
         let path = loc.path();
         tracing::debug!(plugin = %path.display(), protocol = site.protocol, kind = site.kind, op = site.op, dir = %dir.display(), "plugin call");
@@ -359,29 +361,9 @@ impl Settings {
             "plugin call finished"
         );
         match out.status {
-            Some(0) => {}
-            Some(EXIT_UNSUPPORTED) => return Ok(None),
-            _ => return Err(site.status_error(&out, "")),
-        }
-        let parse_started = std::time::Instant::now();
-        let docs =
-            protocol::read_stream(&out.stdout).map_err(|e| site.junk_error(&out, &e.message))?;
-        tracing::trace!(
-            us = parse_started.elapsed().as_micros() as u64,
-            "plugin output parsed"
-        );
-        Ok(Some(docs))
-    }
-
-    /// Encode documents for a plugin: compact JSON for the builtin group
-    /// (cheap, and valid YAML), readable YAML for everyone else.
-    fn encode(&self, group: &str, docs: &[&Value]) -> Vec<u8> {
-        if group == BUILTIN_GROUP {
-            let owned: Vec<Value> = docs.iter().map(|d| (*d).clone()).collect();
-            protocol::write_json_stream(&owned)
-        } else {
-            let owned: Vec<Value> = docs.iter().map(|d| (*d).clone()).collect();
-            yaml::to_yaml_stream(&owned).into_bytes()
+            Some(0) => Ok(Some(out)),
+            Some(EXIT_UNSUPPORTED) => Ok(None),
+            _ => Err(site.status_error(&out, "")),
         }
     }
 
@@ -393,7 +375,7 @@ impl Settings {
         configs: &[Value],
         dir: &Path,
         kust_file: &Path,
-    ) -> Result<Vec<Value>, Error> {
+    ) -> Result<Vec<Doc>, Error> {
         let mut out = Vec::new();
         for (loc, batch) in self.plan(configs, dir, kust_file)? {
             let first = &batch[0];
@@ -408,39 +390,46 @@ impl Settings {
             match &loc {
                 Location::Legacy(path) => {
                     CALLS.fetch_add(1, Ordering::Relaxed);
-                    out.extend(legacy::generate(self, path, first, dir, &site)?);
+                    out.extend(doc::from_values(&legacy::generate(
+                        self, path, first, dir, &site,
+                    )?));
                 }
                 Location::Krm(spec) => {
                     CALLS.fetch_add(1, Ordering::Relaxed);
-                    out.extend(krm::generate(self, spec, first, dir, &site)?);
+                    out.extend(doc::from_values(&krm::generate(
+                        self, spec, first, dir, &site,
+                    )?));
                 }
                 Location::Kep(_) | Location::ShippedBuiltin(_) => {
                     let group = group_of(first);
-                    let refs: Vec<&Value> = batch.iter().collect();
-                    let stdin = self.encode(&group, &refs);
-                    match self.call(&loc, &site, dir, stdin)? {
-                        Some(docs) if group != BUILTIN_GROUP => {
-                            let mut docs = legacy::expand_lists(docs)
-                                .map_err(|why| Error::new(format!("{site} wrote {why}")))?;
-                            // KEP generators may use the legacy hash / behavior
-                            // annotations too (they never see internal ones).
-                            for d in docs.iter_mut().filter(|d| {
-                                resource::annotation(d, protocol::LEGACY_NEEDS_HASH).is_some()
-                                    || resource::annotation(d, protocol::LEGACY_BEHAVIOR).is_some()
-                            }) {
-                                legacy::apply_generator_options(std::slice::from_mut(d))
-                                    .map_err(|e| e.context(site))?;
-                            }
-                            out.extend(docs)
-                        }
-                        Some(docs) => out.extend(docs),
-                        None => {
-                            return Err(Error::new(format!(
-                                "{site} does not support `generate` (exit status 127), but {} lists it as a generator",
-                                kust_file.display()
-                            )))
-                        }
+                    let stdin = encode(&group, batch, &[]);
+                    let Some(res) = self.call(&loc, &site, dir, stdin)? else {
+                        return Err(Error::new(format!(
+                            "{site} does not support `generate` (exit status 127), but {} lists it as a generator",
+                            kust_file.display()
+                        )));
+                    };
+                    if group == BUILTIN_GROUP {
+                        out.extend(
+                            doc::read_stream(&res.stdout)
+                                .map_err(|e| site.junk_error(&res, &e.message))?,
+                        );
+                        continue;
                     }
+                    let docs = protocol::read_stream(&res.stdout)
+                        .map_err(|e| site.junk_error(&res, &e.message))?;
+                    let mut docs = legacy::expand_lists(docs)
+                        .map_err(|why| Error::new(format!("{site} wrote {why}")))?;
+                    // KEP generators may use the legacy hash / behavior
+                    // annotations too (they never see internal ones).
+                    for d in docs.iter_mut().filter(|d| {
+                        resource::annotation(d, protocol::LEGACY_NEEDS_HASH).is_some()
+                            || resource::annotation(d, protocol::LEGACY_BEHAVIOR).is_some()
+                    }) {
+                        legacy::apply_generator_options(std::slice::from_mut(d))
+                            .map_err(|e| e.context(site))?;
+                    }
+                    out.extend(doc::from_values(&docs));
                 }
             }
         }
@@ -455,11 +444,11 @@ impl Settings {
     pub fn transform(
         &self,
         configs: &[Value],
-        mut resources: Vec<Value>,
+        mut resources: Vec<Doc>,
         dir: &Path,
         kust_file: &Path,
         optional: bool,
-    ) -> Result<Vec<Value>, Error> {
+    ) -> Result<Vec<Doc>, Error> {
         for (loc, batch) in self.plan(configs, dir, kust_file)? {
             let first = &batch[0];
             let site = Site {
@@ -474,21 +463,57 @@ impl Settings {
                 Location::Legacy(_) | Location::Krm(_) if optional => resources,
                 Location::Legacy(path) => {
                     CALLS.fetch_add(1, Ordering::Relaxed);
-                    legacy::transform(self, path, first, resources, dir, &site)?
+                    let rs = doc::to_values(&resources);
+                    drop(resources);
+                    doc::from_values(&legacy::transform(self, path, first, rs, dir, &site)?)
                 }
                 Location::Krm(spec) => {
                     CALLS.fetch_add(1, Ordering::Relaxed);
-                    krm::transform(self, spec, first, resources, dir, &site)?
+                    let rs = doc::to_values(&resources);
+                    drop(resources);
+                    doc::from_values(&krm::transform(self, spec, first, rs, dir, &site)?)
                 }
-                Location::Kep(_) | Location::ShippedBuiltin(_) => {
-                    self.transform_one(&loc, &site, batch, resources, dir, optional)?
+                Location::ShippedBuiltin(_) => {
+                    self.transform_shipped(&loc, &site, batch, resources, dir, optional)?
+                }
+                Location::Kep(_) => {
+                    let rs = doc::to_values(&resources);
+                    drop(resources);
+                    let rs = self.transform_kep(&loc, &site, batch, rs, dir, optional)?;
+                    doc::from_values(&rs)
                 }
             };
         }
         Ok(resources)
     }
 
-    fn transform_one(
+    /// A transform call to the shipped builtin: it keeps identities itself
+    /// (it records renames in the build annotations), so resources travel
+    /// as their JSON text both ways and are never parsed here.
+    fn transform_shipped(
+        &self,
+        loc: &Location,
+        site: &Site<'_>,
+        configs: &[Value],
+        resources: Vec<Doc>,
+        dir: &Path,
+        optional: bool,
+    ) -> Result<Vec<Doc>, Error> {
+        let stdin = encode(BUILTIN_GROUP, configs, &resources);
+        // Only a 127 answer needs the input back.
+        let kept = if optional { resources } else { Vec::new() };
+        match self.call(loc, site, dir, stdin)? {
+            Some(res) => {
+                doc::read_stream(&res.stdout).map_err(|e| site.junk_error(&res, &e.message))
+            }
+            None if optional => Ok(kept),
+            None => Err(unsupported_transform(site)),
+        }
+    }
+
+    /// A transform call to a KEP plugin: resources are tagged with the id
+    /// annotation and the output matched back by it.
+    fn transform_kep(
         &self,
         loc: &Location,
         site: &Site<'_>,
@@ -498,45 +523,28 @@ impl Settings {
         optional: bool,
     ) -> Result<Vec<Value>, Error> {
         let group = group_of(&configs[0]);
-        // The shipped builtin keeps identities itself (it records renames in
-        // the build annotations); any other plugin gets ids to match by.
-        let track = !matches!(loc, Location::ShippedBuiltin(_));
-        let before: Vec<ResId> = if track {
-            resources
-                .iter_mut()
-                .enumerate()
-                .map(|(i, r)| {
-                    resource::set_annotation(r, ID_ANNOTATION, &i.to_string());
-                    ResId::of(r)
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let mut docs: Vec<&Value> = configs.iter().collect();
-        docs.extend(resources.iter());
-        let stdin = self.encode(&group, &docs);
-        drop(docs);
-        let out = match self.call(loc, site, dir, stdin)? {
-            Some(out) => out,
+        let before: Vec<ResId> = resources
+            .iter_mut()
+            .enumerate()
+            .map(|(i, r)| {
+                resource::set_annotation(r, ID_ANNOTATION, &i.to_string());
+                ResId::of(r)
+            })
+            .collect();
+        let stdin = encode_values(&group, configs, &resources);
+        let res = match self.call(loc, site, dir, stdin)? {
+            Some(res) => res,
             None if optional => {
-                if track {
-                    for r in &mut resources {
-                        resource::remove_annotation(r, ID_ANNOTATION);
-                    }
+                for r in &mut resources {
+                    resource::remove_annotation(r, ID_ANNOTATION);
                 }
                 return Ok(resources);
             }
-            None => {
-                return Err(Error::new(format!(
-                    "{site} does not support `transform` (exit status 127), but {} lists it as a transformer",
-                    site.kust_file.display()
-                )))
-            }
+            None => return Err(unsupported_transform(site)),
         };
-        if !track {
-            return Ok(out);
-        }
+        drop(resources);
+        let out =
+            protocol::read_stream(&res.stdout).map_err(|e| site.junk_error(&res, &e.message))?;
         let mut out =
             legacy::expand_lists(out).map_err(|why| Error::new(format!("{site} wrote {why}")))?;
         // A transformer that echoes its own configuration objects back (even
@@ -561,6 +569,33 @@ impl Settings {
             }
         }
         Ok(out)
+    }
+}
+
+fn unsupported_transform(site: &Site<'_>) -> Error {
+    Error::new(format!(
+        "{site} does not support `transform` (exit status 127), but {} lists it as a transformer",
+        site.kust_file.display()
+    ))
+}
+
+/// Encode configs and resources for a KEP call: compact JSON for the
+/// builtin group (cheap, and valid YAML), readable YAML for everyone else.
+fn encode(group: &str, configs: &[Value], resources: &[Doc]) -> Vec<u8> {
+    if group == BUILTIN_GROUP {
+        doc::write_json_stream(configs, resources)
+    } else {
+        encode_values(group, configs, &doc::to_values(resources))
+    }
+}
+
+/// [`encode`] for parsed resources.
+fn encode_values(group: &str, configs: &[Value], resources: &[Value]) -> Vec<u8> {
+    let all: Vec<Value> = configs.iter().chain(resources).cloned().collect();
+    if group == BUILTIN_GROUP {
+        protocol::write_json_stream(&all)
+    } else {
+        yaml::to_yaml_stream(&all).into_bytes()
     }
 }
 

@@ -1,0 +1,439 @@
+//! How the core holds a resource between plugin calls: its compact JSON
+//! text, parsed only where the core must look inside, plus the few fields
+//! the core reads on every resource (identity and build annotations).
+//!
+//! A parsed `serde_json::Value` costs ten to fifteen times its JSON text;
+//! the core mostly passes resources from one plugin to the next, so keeping
+//! the text keeps the core small and saves a parse and a serialisation per
+//! resource per call (README, "Benchmarks").
+
+use kustom_api::protocol::{
+    self, GENERATOR_BEHAVIOR, LOCAL_CONFIG, NEEDS_HASH_SUFFIX, PREVIOUS_KINDS, PREVIOUS_NAMES,
+    PREVIOUS_NAMESPACES,
+};
+use kustom_api::{resid, resource, yaml, Error, ResId, Value};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use std::fmt;
+
+/// Annotations the core reads without parsing the whole resource.
+const TRACKED_ANNOTATIONS: &[&str] = &[
+    PREVIOUS_NAMES,
+    PREVIOUS_NAMESPACES,
+    PREVIOUS_KINDS,
+    NEEDS_HASH_SUFFIX,
+    GENERATOR_BEHAVIOR,
+    LOCAL_CONFIG,
+];
+
+/// One resource as compact JSON, with its identity read out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Doc {
+    json: Box<str>,
+    head: Head,
+}
+
+/// The fields read out of a resource: string values only, as
+/// `kustom_api::resource`'s accessors see them ("" when absent or not a string).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Head {
+    api_version: String,
+    kind: String,
+    name: String,
+    namespace: String,
+    /// Tracked annotations that are present with a string value.
+    annotations: Vec<(&'static str, String)>,
+}
+
+impl Doc {
+    /// Encode a parsed resource.
+    pub fn from_value(v: &Value) -> Doc {
+        let annotations = TRACKED_ANNOTATIONS
+            .iter()
+            .filter_map(|k| resource::annotation(v, k).map(|a| (*k, a.to_string())))
+            .collect();
+        Doc {
+            json: serde_json::to_string(v)
+                .expect("JSON values always serialise")
+                .into_boxed_str(),
+            head: Head {
+                api_version: resource::api_version(v).to_string(),
+                kind: resource::kind(v).to_string(),
+                name: resource::name(v).to_string(),
+                namespace: resource::namespace(v).to_string(),
+                annotations,
+            },
+        }
+    }
+
+    /// Take one JSON object's text as it is, reading only its identity.
+    pub fn from_json(text: &str) -> Result<Doc, serde_json::Error> {
+        let head = serde_json::from_str::<HeadOf>(text)?.0;
+        Ok(Doc {
+            json: text.into(),
+            head,
+        })
+    }
+
+    /// The resource, parsed.
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.json).expect("a Doc holds valid JSON")
+    }
+
+    /// Change the resource: parse, edit, encode again.
+    pub fn update(&mut self, edit: impl FnOnce(&mut Value)) {
+        let mut v = self.value();
+        edit(&mut v);
+        *self = Doc::from_value(&v);
+    }
+
+    /// The compact JSON text.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// apiVersion, or "".
+    pub fn api_version(&self) -> &str {
+        &self.head.api_version
+    }
+
+    /// kind, or "".
+    pub fn kind(&self) -> &str {
+        &self.head.kind
+    }
+
+    /// metadata.name, or "".
+    pub fn name(&self) -> &str {
+        &self.head.name
+    }
+
+    /// The current id.
+    pub fn id(&self) -> ResId {
+        ResId {
+            gvk: kustom_api::Gvk::from_api_version(&self.head.api_version, &self.head.kind),
+            name: self.head.name.clone(),
+            namespace: self.head.namespace.clone(),
+        }
+    }
+
+    /// A tracked annotation's string value (see `TRACKED_ANNOTATIONS`).
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        debug_assert!(TRACKED_ANNOTATIONS.contains(&key), "{key} is not tracked");
+        self.head
+            .annotations
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The ids the resource had before its renames, oldest first.
+    pub fn previous_ids(&self) -> Vec<ResId> {
+        resid::previous_ids_from(&self.head.api_version, |k| self.annotation(k))
+    }
+}
+
+/// Whether two resource lists hold the same resources in the same order
+/// (compared as values: key order and spacing do not matter).
+pub fn same_resources(a: &[Doc], b: &[Doc]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.json == y.json || x.value() == y.value())
+}
+
+/// Encode parsed resources.
+pub fn from_values(values: &[Value]) -> Vec<Doc> {
+    values.iter().map(Doc::from_value).collect()
+}
+
+/// Parse resources.
+pub fn to_values(docs: &[Doc]) -> Vec<Value> {
+    docs.iter().map(Doc::value).collect()
+}
+
+/// Write documents as [`protocol::write_json_stream`] does (`---` between
+/// compact JSON documents), after the parsed `head` documents.
+pub fn write_json_stream(head: &[Value], docs: &[Doc]) -> Vec<u8> {
+    let mut out = protocol::write_json_stream(head);
+    out.reserve(docs.iter().map(|d| d.json.len() + 5).sum());
+    for d in docs {
+        if !out.is_empty() {
+            out.extend_from_slice(b"---\n");
+        }
+        out.extend_from_slice(d.json.as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Read a plugin's output stream: the JSON-documents framing is taken as
+/// text without building values; any other YAML is parsed and encoded.
+pub fn read_stream(bytes: &[u8]) -> Result<Vec<Doc>, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|e| Error::new(format!("not UTF-8: {e}")))?;
+    if let Some(docs) = protocol::json_stream_chunks(text) {
+        let mut out = Vec::new();
+        let mut json_ok = true;
+        for chunk in &docs {
+            match Doc::from_json(chunk) {
+                Ok(d) => out.push(d),
+                Err(_) => {
+                    json_ok = false;
+                    break;
+                }
+            }
+        }
+        if json_ok {
+            return Ok(out);
+        }
+    }
+    Ok(from_values(&yaml::parse_stream(text)?))
+}
+
+/// Reads a [`Head`] out of a JSON object, skipping everything else.
+struct HeadOf(Head);
+
+impl<'de> serde::Deserialize<'de> for HeadOf {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(TopVisitor).map(HeadOf)
+    }
+}
+
+/// A string value, or None for any other value (which is skipped).
+struct MaybeStr(Option<String>);
+
+impl<'de> serde::Deserialize<'de> for MaybeStr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MaybeStr;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<MaybeStr, E> {
+                Ok(MaybeStr(Some(s.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<MaybeStr, E> {
+                Ok(MaybeStr(Some(s)))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<MaybeStr, E> {
+                Ok(MaybeStr(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<MaybeStr, E> {
+                Ok(MaybeStr(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<MaybeStr, E> {
+                Ok(MaybeStr(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<MaybeStr, E> {
+                Ok(MaybeStr(None))
+            }
+            fn visit_unit<E>(self) -> Result<MaybeStr, E> {
+                Ok(MaybeStr(None))
+            }
+            fn visit_none<E>(self) -> Result<MaybeStr, E> {
+                Ok(MaybeStr(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<MaybeStr, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(MaybeStr(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MaybeStr, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(MaybeStr(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+struct TopVisitor;
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = Head;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a resource object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Head, A::Error> {
+        let mut head = Head::default();
+        // A repeated key replaces the earlier one, as in a parsed value.
+        while let Some(key) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "apiVersion" => {
+                    head.api_version = a.next_value::<MaybeStr>()?.0.unwrap_or_default()
+                }
+                "kind" => head.kind = a.next_value::<MaybeStr>()?.0.unwrap_or_default(),
+                "metadata" => {
+                    let m = a.next_value::<Meta>()?;
+                    head.name = m.name;
+                    head.namespace = m.namespace;
+                    head.annotations = m.annotations;
+                }
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(head)
+    }
+}
+
+/// metadata: name, namespace and the tracked annotations; any non-map reads as empty.
+#[derive(Default)]
+struct Meta {
+    name: String,
+    namespace: String,
+    annotations: Vec<(&'static str, String)>,
+}
+
+impl<'de> serde::Deserialize<'de> for Meta {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Meta;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("metadata")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Meta, A::Error> {
+                let mut m = Meta::default();
+                while let Some(key) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "name" => m.name = a.next_value::<MaybeStr>()?.0.unwrap_or_default(),
+                        "namespace" => {
+                            m.namespace = a.next_value::<MaybeStr>()?.0.unwrap_or_default()
+                        }
+                        "annotations" => m.annotations = a.next_value::<Annotations>()?.0,
+                        _ => {
+                            a.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(m)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Meta, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Meta::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Meta, E> {
+                Ok(Meta::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Meta, E> {
+                Ok(Meta::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Meta, E> {
+                Ok(Meta::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Meta, E> {
+                Ok(Meta::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Meta, E> {
+                Ok(Meta::default())
+            }
+            fn visit_unit<E>(self) -> Result<Meta, E> {
+                Ok(Meta::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The tracked annotations of an annotations map (string values only).
+struct Annotations(Vec<(&'static str, String)>);
+
+impl<'de> serde::Deserialize<'de> for Annotations {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Annotations;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("annotations")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Annotations, A::Error> {
+                let mut out: Vec<(&'static str, String)> = Vec::new();
+                while let Some(key) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match TRACKED_ANNOTATIONS.iter().find(|k| **k == key.as_ref()) {
+                        Some(k) => {
+                            out.retain(|(old, _)| old != k);
+                            if let Some(v) = a.next_value::<MaybeStr>()?.0 {
+                                out.push((k, v));
+                            }
+                        }
+                        None => {
+                            a.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Annotations(out))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Annotations, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Annotations(Vec::new()))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Annotations, E> {
+                Ok(Annotations(Vec::new()))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Annotations, E> {
+                Ok(Annotations(Vec::new()))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Annotations, E> {
+                Ok(Annotations(Vec::new()))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Annotations, E> {
+                Ok(Annotations(Vec::new()))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Annotations, E> {
+                Ok(Annotations(Vec::new()))
+            }
+            fn visit_unit<E>(self) -> Result<Annotations, E> {
+                Ok(Annotations(Vec::new()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn head_from_text_equals_head_from_value() {
+        for v in [
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a", "namespace": "ns",
+                "annotations": {PREVIOUS_NAMES: "x,y", "other": "z", LOCAL_CONFIG: true}}, "spec": {"x": [1, 2]}}),
+            json!({"kind": 3, "metadata": "odd"}),
+            json!({"kind": "K", "metadata": {"name": null, "annotations": [1]}}),
+            json!({}),
+        ] {
+            let text = serde_json::to_string(&v).unwrap();
+            let from_text = Doc::from_json(&text).unwrap();
+            assert_eq!(from_text, Doc::from_value(&v));
+            assert_eq!(from_text.value(), v);
+        }
+    }
+
+    #[test]
+    fn repeated_keys_keep_the_last_as_a_parsed_value_does() {
+        let text = r#"{"kind":"A","kind":"B","metadata":{"name":"x","name":"y"}}"#;
+        let d = Doc::from_json(text).unwrap();
+        let v: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(d.kind(), resource::kind(&v));
+        assert_eq!(d.name(), resource::name(&v));
+    }
+
+    #[test]
+    fn reads_json_streams_and_yaml() {
+        let docs =
+            read_stream(b"{\"kind\":\"A\",\"metadata\":{\"name\":\"a\"}}\n---\n{\"kind\":\"B\"}\n")
+                .unwrap();
+        assert_eq!(docs.iter().map(Doc::kind).collect::<Vec<_>>(), ["A", "B"]);
+        let docs = read_stream(b"kind: C\nmetadata:\n  name: c\n").unwrap();
+        assert_eq!(docs[0].id().to_string(), "C.[noVer].[noGrp]/c.[noNs]");
+        assert!(Doc::from_json("{\"kind\":\"A\"} x").is_err());
+    }
+}
