@@ -159,45 +159,20 @@ impl Builder {
         // Generators: builtin fields first, then the `generators:` list.
         let mut gens = plan::builtin_generators(k);
         gens.extend(self.plugin_configs(t, &k.generators, stack)?);
+        // Plain builtin generators of a kustomization without components
+        // run in its transformer call: one process instead of two.
+        let mut deferred = Vec::new();
+        if !gens.is_empty()
+            && k.components.is_empty()
+            && t.file_origin().is_none()
+            && self
+                .settings
+                .can_generate_in_transform(&gens, &t.dir, &t.file)?
+        {
+            deferred = std::mem::take(&mut gens);
+        }
         if !gens.is_empty() {
-            let generated = match t.file_origin() {
-                None => self.settings.generate(&gens, &t.dir, &t.file)?,
-                // With origins tracked, each generator runs alone so that
-                // what it made can be attributed to it.
-                Some(file_origin) => {
-                    let mut all = Vec::new();
-                    for g in &gens {
-                        let mut made =
-                            self.settings
-                                .generate(std::slice::from_ref(g), &t.dir, &t.file)?;
-                        if let Some(o) = config_origin(g, &file_origin) {
-                            made.iter_mut()
-                                .for_each(|r| r.update(|v| o.set_if_missing(v)));
-                        }
-                        all.extend(made);
-                    }
-                    all
-                }
-            };
-            acc.absorb_all(generated).map_err(|e| {
-                e.context(format!(
-                    "merging generated resources in {}",
-                    t.file.display()
-                ))
-            })?;
-            // KEP: generators may also transform; 127 means they don't.
-            let external: Vec<Value> = gens
-                .iter()
-                .filter(|g| plugins::group_of(g) != plugins::BUILTIN_GROUP)
-                .cloned()
-                .collect();
-            if !external.is_empty() {
-                let rs = std::mem::take(&mut acc.resources);
-                let rs = self
-                    .settings
-                    .transform(&external, rs, &t.dir, &t.file, true)?;
-                acc.set_resources(rs);
-            }
+            acc = self.run_generators(t, &gens, acc)?;
         }
         // Components start from this accumulator.
         for c in &k.components {
@@ -230,10 +205,20 @@ impl Builder {
                 .map_err(|e| e.context(format!("merging vars of {}", t.file.display())))?;
             ts.extend(plan::finishing_transformers(&acc.config, &acc.vars));
         }
+        if ts.is_empty() && !deferred.is_empty() {
+            acc = self.run_generators(t, &deferred, acc)?;
+        }
         if !ts.is_empty() {
             let mut rs = std::mem::take(&mut acc.resources);
             match t.file_origin() {
-                None => rs = self.settings.transform(&ts, rs, &t.dir, &t.file, false)?,
+                None if deferred.is_empty() => {
+                    rs = self.settings.transform(&ts, rs, &t.dir, &t.file, false)?
+                }
+                None => {
+                    rs = self
+                        .settings
+                        .generate_and_transform(&deferred, &ts, rs, &t.dir, &t.file)?;
+                }
                 // With origins tracked, each transformer runs alone and is
                 // recorded on every resource after it ran (kustomize's
                 // multiTransformer with AddTransformerAnnotation).
@@ -282,6 +267,55 @@ impl Builder {
         }
         merge_vars(&mut acc.vars, k.vars.clone())
             .map_err(|e| e.context(format!("merging vars of {}", t.file.display())))?;
+        Ok(acc)
+    }
+
+    /// Run `gens` (generators of `t`), add what they made to `acc` by
+    /// generator behavior, then let non-builtin generators transform.
+    fn run_generators(
+        &self,
+        t: &Target,
+        gens: &[Value],
+        mut acc: Accumulator,
+    ) -> Result<Accumulator, Error> {
+        let generated = match t.file_origin() {
+            None => self.settings.generate(gens, &t.dir, &t.file)?,
+            // With origins tracked, each generator runs alone so that
+            // what it made can be attributed to it.
+            Some(file_origin) => {
+                let mut all = Vec::new();
+                for g in gens {
+                    let mut made =
+                        self.settings
+                            .generate(std::slice::from_ref(g), &t.dir, &t.file)?;
+                    if let Some(o) = config_origin(g, &file_origin) {
+                        made.iter_mut()
+                            .for_each(|r| r.update(|v| o.set_if_missing(v)));
+                    }
+                    all.extend(made);
+                }
+                all
+            }
+        };
+        acc.absorb_all(generated).map_err(|e| {
+            e.context(format!(
+                "merging generated resources in {}",
+                t.file.display()
+            ))
+        })?;
+        // KEP: generators may also transform; 127 means they don't.
+        let external: Vec<Value> = gens
+            .iter()
+            .filter(|g| plugins::group_of(g) != plugins::BUILTIN_GROUP)
+            .cloned()
+            .collect();
+        if !external.is_empty() {
+            let rs = std::mem::take(&mut acc.resources);
+            let rs = self
+                .settings
+                .transform(&external, rs, &t.dir, &t.file, true)?;
+            acc.set_resources(rs);
+        }
         Ok(acc)
     }
 

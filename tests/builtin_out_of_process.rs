@@ -1,6 +1,8 @@
 //! The builtins run as separate processes: a logging wrapper installed as
 //! the `builtin` KEP plugin sees the calls, and the output is unchanged; a
-//! tree with only `resources:` makes no plugin call at all.
+//! tree with only `resources:` makes no plugin call at all; builtin
+//! generators join the shipped builtin's transformer call with the same
+//! result (and the same errors) as separate calls.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -99,4 +101,98 @@ fn resources_only_tree_makes_no_plugin_call() {
         "a plugin was called: {:?}",
         std::fs::read_to_string(&log)
     );
+}
+
+/// kustom with plugin-call logging on; the number of plugin calls it made.
+fn kustom_counting_calls(dir: &Path, config_home: &Path) -> (std::process::Output, usize) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kustom"))
+        .arg("build")
+        .arg(dir)
+        .env("XDG_CONFIG_HOME", config_home)
+        .env("RUST_LOG", "kustom::plugins=debug")
+        .output()
+        .expect("run kustom");
+    let calls = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains("plugin call finished"))
+        .count();
+    (out, calls)
+}
+
+fn write_tree(dir: &Path, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("write");
+    }
+}
+
+const TINY_DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n        envFrom:\n        - configMapRef:\n            name: settings\n";
+
+#[test]
+fn builtin_generators_run_in_the_transformer_call() {
+    let tree = tempfile::tempdir().expect("temp");
+    write_tree(
+        tree.path(),
+        &[
+            (
+                "kustomization.yaml",
+                "namePrefix: tiny-\nresources:\n- deployment.yaml\nconfigMapGenerator:\n- name: settings\n  literals:\n  - LOG_LEVEL=info\n",
+            ),
+            ("deployment.yaml", TINY_DEPLOYMENT),
+        ],
+    );
+    let home = tempfile::tempdir().expect("temp");
+    let (fused, calls) = kustom_counting_calls(tree.path(), home.path());
+    assert!(
+        fused.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fused.stderr)
+    );
+    assert_eq!(calls, 1, "{}", String::from_utf8_lossy(&fused.stderr));
+    let text = String::from_utf8_lossy(&fused.stdout);
+    assert!(text.contains("name: tiny-settings-"), "{text}");
+
+    // The same tree through a KEP `builtin` plugin: separate generate and
+    // transform calls, the same bytes.
+    let wrapped_home = tempfile::tempdir().expect("temp");
+    let log = wrapped_home.path().join("calls.log");
+    install_logging_wrapper(wrapped_home.path(), &log);
+    let separate = kustom(tree.path(), wrapped_home.path());
+    assert!(separate.status.success());
+    assert_eq!(fused.stdout, separate.stdout);
+    let ops = std::fs::read_to_string(&log).expect("wrapper was called");
+    assert_eq!(ops.lines().collect::<Vec<_>>(), ["generate", "transform"]);
+}
+
+#[test]
+fn a_generated_id_that_exists_fails_whether_or_not_generation_is_fused() {
+    let tree = tempfile::tempdir().expect("temp");
+    write_tree(
+        tree.path(),
+        &[
+            (
+                "kustomization.yaml",
+                "namePrefix: p-\nresources:\n- cm.yaml\nconfigMapGenerator:\n- name: settings\n  literals:\n  - A=1\n",
+            ),
+            (
+                "cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  B: \"2\"\n",
+            ),
+        ],
+    );
+    let home = tempfile::tempdir().expect("temp");
+    let fused = kustom(tree.path(), home.path());
+    let wrapped_home = tempfile::tempdir().expect("temp");
+    install_logging_wrapper(wrapped_home.path(), &wrapped_home.path().join("calls.log"));
+    let separate = kustom(tree.path(), wrapped_home.path());
+    for out in [fused, separate] {
+        assert!(!out.status.success());
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(
+                "id ConfigMap.v1.[noGrp]/settings.[noNs] exists; behavior must be merge or replace"
+            ) && err.contains("kustomization.yaml"),
+            "{err}"
+        );
+    }
 }

@@ -460,13 +460,19 @@ impl TransformerConfig {
     /// kustomize's sort is not stable; ours is, keeping file order among
     /// specs of the same gvk.
     fn sort_fields(&mut self) {
-        for key in FIELD_SPEC_KEYS {
-            if let Some(list) = self.field_specs_mut(key) {
-                list.sort_by(|a, b| compare_gvk(&a.gvk(), &b.gvk()));
+        // The key of `compare_gvk`, computed once per entry.
+        let key = |g: Gvk| {
+            (
+                kind_rank(&g.kind, KIND_ORDER_FIRST, KIND_ORDER_LAST),
+                gvk_sort_key(&g),
+            )
+        };
+        for name in FIELD_SPEC_KEYS {
+            if let Some(list) = self.field_specs_mut(name) {
+                list.sort_by_cached_key(|f| key(f.gvk()));
             }
         }
-        self.name_reference
-            .sort_by(|a, b| compare_gvk(&a.gvk(), &b.gvk()));
+        self.name_reference.sort_by_cached_key(|n| key(n.gvk()));
     }
 }
 
@@ -492,7 +498,7 @@ fn merge_name_back_reference(
     Ok(())
 }
 
-use crate::resid::compare_gvk;
+use crate::resid::{gvk_sort_key, kind_rank, KIND_ORDER_FIRST, KIND_ORDER_LAST};
 
 // ---------------------------------------------------------------------------
 // Reading configs
@@ -722,25 +728,33 @@ fn parse_name_back_reference(value: &Value) -> Result<NameBackReference, Error> 
 // The embedded default tables
 // ---------------------------------------------------------------------------
 
-const NAME_PREFIX_YAML: &str = include_str!("data/fieldspecs/nameprefix.yaml");
-const NAMESPACE_YAML: &str = include_str!("data/fieldspecs/namespace.yaml");
-const COMMON_LABELS_YAML: &str = include_str!("data/fieldspecs/commonlabels.yaml");
-const TEMPLATE_LABELS_YAML: &str = include_str!("data/fieldspecs/templatelabels.yaml");
-const COMMON_ANNOTATIONS_YAML: &str = include_str!("data/fieldspecs/commonannotations.yaml");
-const IMAGES_YAML: &str = include_str!("data/fieldspecs/images.yaml");
-const REPLICAS_YAML: &str = include_str!("data/fieldspecs/replicas.yaml");
-const VAR_REFERENCE_YAML: &str = include_str!("data/fieldspecs/varreference.yaml");
-const NAME_REFERENCE_YAML: &str = include_str!("data/fieldspecs/namereference.yaml");
+// The tables as JSON, converted from src/data/fieldspecs/*.yaml by build.rs.
+const NAME_PREFIX_JSON: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/nameprefix.json"));
+const NAMESPACE_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/namespace.json"));
+const COMMON_LABELS_JSON: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/commonlabels.json"));
+const TEMPLATE_LABELS_JSON: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/templatelabels.json"));
+const COMMON_ANNOTATIONS_JSON: &str = include_str!(concat!(
+    env!("OUT_DIR"),
+    "/fieldspecs/commonannotations.json"
+));
+const IMAGES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/images.json"));
+const REPLICAS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/replicas.json"));
+const VAR_REFERENCE_JSON: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/varreference.json"));
+const NAME_REFERENCE_JSON: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/namereference.json"));
 
 /// The list in one embedded table: either a bare sequence or a mapping with
 /// the `configurations:` key (`key`) holding it.
-fn table(text: &str, file: &str, key: &str) -> Value {
-    let docs = crate::yaml::parse_stream(text)
-        .unwrap_or_else(|e| panic!("embedded table {file} is not valid YAML: {e}"));
-    match docs.into_iter().next() {
-        Some(Value::Object(mut map)) => map.remove(key).unwrap_or(Value::Null),
-        Some(v) => v,
-        None => Value::Null,
+fn table(json: &str, file: &str, key: &str) -> Value {
+    let doc: Value = serde_json::from_str(json)
+        .unwrap_or_else(|e| panic!("embedded table {file} is not valid JSON: {e}"));
+    match doc {
+        Value::Object(mut map) => map.remove(key).unwrap_or(Value::Null),
+        v => v,
     }
 }
 
@@ -753,16 +767,16 @@ fn table_specs(text: &str, file: &str, key: &str) -> Vec<FieldSpec> {
 /// of the program, so a malformed one is a bug (caught by the unit tests),
 /// not an input error.
 fn load_defaults() -> TransformerConfig {
-    let name = table_specs(NAME_PREFIX_YAML, "nameprefix.yaml", "namePrefix");
+    let name = table_specs(NAME_PREFIX_JSON, "nameprefix.yaml", "namePrefix");
     let template_labels = table_specs(
-        TEMPLATE_LABELS_YAML,
+        TEMPLATE_LABELS_JSON,
         "templatelabels.yaml",
         "templateLabels",
     );
-    let mut common_labels = table_specs(COMMON_LABELS_YAML, "commonlabels.yaml", "commonLabels");
+    let mut common_labels = table_specs(COMMON_LABELS_JSON, "commonlabels.yaml", "commonLabels");
     common_labels.extend(template_labels.iter().cloned());
     let name_reference = parse_list(
-        &table(NAME_REFERENCE_YAML, "namereference.yaml", "nameReference"),
+        &table(NAME_REFERENCE_JSON, "namereference.yaml", "nameReference"),
         "nameReference",
         parse_name_back_reference,
     )
@@ -770,19 +784,19 @@ fn load_defaults() -> TransformerConfig {
     let mut tc = TransformerConfig {
         name_prefix: name.clone(),
         name_suffix: name,
-        namespace: table_specs(NAMESPACE_YAML, "namespace.yaml", "namespace"),
+        namespace: table_specs(NAMESPACE_JSON, "namespace.yaml", "namespace"),
         common_labels,
         labels: Vec::new(),
         template_labels,
         common_annotations: table_specs(
-            COMMON_ANNOTATIONS_YAML,
+            COMMON_ANNOTATIONS_JSON,
             "commonannotations.yaml",
             "commonAnnotations",
         ),
         name_reference,
-        var_reference: table_specs(VAR_REFERENCE_YAML, "varreference.yaml", "varReference"),
-        images: table_specs(IMAGES_YAML, "images.yaml", "images"),
-        replicas: table_specs(REPLICAS_YAML, "replicas.yaml", "replicas"),
+        var_reference: table_specs(VAR_REFERENCE_JSON, "varreference.yaml", "varReference"),
+        images: table_specs(IMAGES_JSON, "images.yaml", "images"),
+        replicas: table_specs(REPLICAS_JSON, "replicas.yaml", "replicas"),
     };
     tc.sort_fields();
     tc
@@ -1025,7 +1039,7 @@ mod tests {
             g("Deployment", ""),
             g("Namespace", ""),
         ];
-        v.sort_by(compare_gvk);
+        v.sort_by(crate::resid::compare_gvk);
         let kinds: Vec<String> = v
             .iter()
             .map(|x| format!("{}/{}", x.kind, x.group))
@@ -1108,6 +1122,28 @@ mod tests {
             err.message,
             "failed to merge labels: conflicting fieldspecs"
         );
+    }
+
+    #[test]
+    fn converted_tables_equal_the_yaml() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/data/fieldspecs");
+        for (name, json) in [
+            ("nameprefix", NAME_PREFIX_JSON),
+            ("namespace", NAMESPACE_JSON),
+            ("commonlabels", COMMON_LABELS_JSON),
+            ("templatelabels", TEMPLATE_LABELS_JSON),
+            ("commonannotations", COMMON_ANNOTATIONS_JSON),
+            ("images", IMAGES_JSON),
+            ("replicas", REPLICAS_JSON),
+            ("varreference", VAR_REFERENCE_JSON),
+            ("namereference", NAME_REFERENCE_JSON),
+        ] {
+            let yaml = std::fs::read_to_string(format!("{dir}/{name}.yaml")).unwrap();
+            let parsed = crate::yaml::parse_stream(&yaml).unwrap();
+            assert_eq!(parsed.len(), 1, "{name}");
+            let converted: Value = serde_json::from_str(json).unwrap();
+            assert_eq!(parsed[0], converted, "{name}");
+        }
     }
 
     #[test]

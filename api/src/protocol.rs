@@ -65,6 +65,11 @@ pub const ENV_ENABLE_HELM: &str = "KUSTOM_ENABLE_HELM";
 pub const ENV_HELM_COMMAND: &str = "KUSTOM_HELM_COMMAND";
 /// Environment variable naming the kustomization file that listed the virtual resources.
 pub const ENV_KUSTOMIZATION: &str = "KUSTOM_KUSTOMIZATION";
+/// Environment variable the core sets on a `transform` call to its shipped
+/// builtin plugin only: the first N configs are generators to run first,
+/// their resources added to the input as created (behavior `create`), so a
+/// kustomization with generators and transformers costs one process, not two.
+pub const ENV_GENERATE_FIRST: &str = "KUSTOM_GENERATE_FIRST";
 
 /// Write documents as a YAML stream of compact JSON documents separated by
 /// `---` lines: valid YAML for any reader, and fast to write and parse.

@@ -14,8 +14,8 @@ pub mod legacy;
 
 use exec::Limits;
 use kustom_api::protocol::{
-    self, ENV_ENABLE_HELM, ENV_HELM_COMMAND, ENV_KUSTOMIZATION, ENV_LOAD_RESTRICTOR, ID_ANNOTATION,
-    PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES,
+    self, ENV_ENABLE_HELM, ENV_GENERATE_FIRST, ENV_HELM_COMMAND, ENV_KUSTOMIZATION,
+    ENV_LOAD_RESTRICTOR, ID_ANNOTATION, PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES,
 };
 
 use crate::doc::{self, Doc};
@@ -329,11 +329,12 @@ impl Settings {
         site: &Site<'_>,
         dir: &Path,
         stdin: Vec<u8>,
+        generate_first: usize,
     ) -> Result<Option<exec::Output>, Error> {
         CALLS.fetch_add(1, Ordering::Relaxed);
         let path = loc.path();
-        tracing::debug!(plugin = %path.display(), protocol = site.protocol, kind = site.kind, op = site.op, dir = %dir.display(), "plugin call");
-        let env = [
+        tracing::debug!(plugin = %path.display(), protocol = site.protocol, kind = site.kind, op = site.op, dir = %dir.display(), generate_first, "plugin call");
+        let mut env = vec![
             (ENV_LOAD_RESTRICTOR, self.load_restrictor.clone()),
             (ENV_KUSTOMIZATION, site.kust_file.display().to_string()),
             (
@@ -342,6 +343,11 @@ impl Settings {
             ),
             (ENV_HELM_COMMAND, self.helm_command.clone()),
         ];
+        // Private to the shipped builtin; always set there so that an
+        // inherited value cannot change what a call means.
+        if matches!(loc, Location::ShippedBuiltin(_)) {
+            env.push((ENV_GENERATE_FIRST, generate_first.to_string()));
+        }
         let started = std::time::Instant::now();
         let out = exec::run(
             path,
@@ -403,7 +409,7 @@ impl Settings {
                 Location::Kep(_) | Location::ShippedBuiltin(_) => {
                     let group = group_of(first);
                     let stdin = encode(&group, batch, &[]);
-                    let Some(res) = self.call(&loc, &site, dir, stdin)? else {
+                    let Some(res) = self.call(&loc, &site, dir, stdin, 0)? else {
                         return Err(Error::new(format!(
                             "{site} does not support `generate` (exit status 127), but {} lists it as a generator",
                             kust_file.display()
@@ -444,6 +450,58 @@ impl Settings {
     pub fn transform(
         &self,
         configs: &[Value],
+        resources: Vec<Doc>,
+        dir: &Path,
+        kust_file: &Path,
+        optional: bool,
+    ) -> Result<Vec<Doc>, Error> {
+        self.transform_inner(configs, 0, resources, dir, kust_file, optional)
+    }
+
+    /// Whether [`Settings::generate_and_transform`] can run `generators`:
+    /// all served by the shipped builtin, none merging into or replacing an
+    /// existing resource (that merge is the core's).
+    pub fn can_generate_in_transform(
+        &self,
+        generators: &[Value],
+        dir: &Path,
+        kust_file: &Path,
+    ) -> Result<bool, Error> {
+        for g in generators {
+            if !matches!(self.locate(g, dir, kust_file)?, Location::ShippedBuiltin(_))
+                || matches!(
+                    g.get("behavior").and_then(Value::as_str),
+                    Some("merge" | "replace")
+                )
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Run builtin `generators` and then `transformers` in one call of the
+    /// shipped builtin (see [`protocol::ENV_GENERATE_FIRST`]): the same
+    /// result as generating, adding the new resources and transforming, one
+    /// process fewer. Only for generators [`Settings::can_generate_in_transform`] accepts.
+    pub fn generate_and_transform(
+        &self,
+        generators: &[Value],
+        transformers: &[Value],
+        resources: Vec<Doc>,
+        dir: &Path,
+        kust_file: &Path,
+    ) -> Result<Vec<Doc>, Error> {
+        let all: Vec<Value> = generators.iter().chain(transformers).cloned().collect();
+        self.transform_inner(&all, generators.len(), resources, dir, kust_file, false)
+    }
+
+    /// [`Settings::transform`] where the first `generate_first` configs are
+    /// builtin generators that the first (shipped builtin) call runs first.
+    fn transform_inner(
+        &self,
+        configs: &[Value],
+        mut generate_first: usize,
         mut resources: Vec<Doc>,
         dir: &Path,
         kust_file: &Path,
@@ -473,8 +531,23 @@ impl Settings {
                     drop(resources);
                     doc::from_values(&krm::transform(self, spec, first, rs, dir, &site)?)
                 }
+                // The shipped builtin keeps identities itself (it records
+                // renames in the build annotations), so resources travel as
+                // their JSON text both ways and are never parsed here.
                 Location::ShippedBuiltin(_) => {
-                    self.transform_shipped(&loc, &site, batch, resources, dir, optional)?
+                    // The generators are consecutive configs of the shipped
+                    // builtin, so they all open the first call.
+                    debug_assert!(generate_first <= batch.len());
+                    let generators = std::mem::take(&mut generate_first).min(batch.len());
+                    let stdin = encode(BUILTIN_GROUP, batch, &resources);
+                    // Only a 127 answer needs the input back.
+                    let kept = if optional { resources } else { Vec::new() };
+                    match self.call(&loc, &site, dir, stdin, generators)? {
+                        Some(res) => doc::read_stream(&res.stdout)
+                            .map_err(|e| site.junk_error(&res, &e.message))?,
+                        None if optional => kept,
+                        None => return Err(unsupported_transform(&site)),
+                    }
                 }
                 Location::Kep(_) => {
                     let rs = doc::to_values(&resources);
@@ -485,30 +558,6 @@ impl Settings {
             };
         }
         Ok(resources)
-    }
-
-    /// A transform call to the shipped builtin: it keeps identities itself
-    /// (it records renames in the build annotations), so resources travel
-    /// as their JSON text both ways and are never parsed here.
-    fn transform_shipped(
-        &self,
-        loc: &Location,
-        site: &Site<'_>,
-        configs: &[Value],
-        resources: Vec<Doc>,
-        dir: &Path,
-        optional: bool,
-    ) -> Result<Vec<Doc>, Error> {
-        let stdin = encode(BUILTIN_GROUP, configs, &resources);
-        // Only a 127 answer needs the input back.
-        let kept = if optional { resources } else { Vec::new() };
-        match self.call(loc, site, dir, stdin)? {
-            Some(res) => {
-                doc::read_stream(&res.stdout).map_err(|e| site.junk_error(&res, &e.message))
-            }
-            None if optional => Ok(kept),
-            None => Err(unsupported_transform(site)),
-        }
     }
 
     /// A transform call to a KEP plugin: resources are tagged with the id
@@ -532,7 +581,7 @@ impl Settings {
             })
             .collect();
         let stdin = encode_values(&group, configs, &resources);
-        let res = match self.call(loc, site, dir, stdin)? {
+        let res = match self.call(loc, site, dir, stdin, 0)? {
             Some(res) => res,
             None if optional => {
                 for r in &mut resources {

@@ -54,15 +54,34 @@ pub fn run_with(subcommand: &str, input: &[u8], ctx: &Ctx) -> Result<Option<Vec<
             Ok(Some(protocol::write_json_stream(&out)))
         }
         "transform" => {
+            let generate_first = std::env::var(protocol::ENV_GENERATE_FIRST)
+                .ok()
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(0)
+                .min(configs.len());
+            let (generators, transformers) = configs.split_at(generate_first);
             // Builtin generators need no transformation (KEP: 127 = not supported).
-            if configs
-                .iter()
-                .all(|c| generator(resource::kind(c)).is_some())
+            if generators.is_empty()
+                && transformers
+                    .iter()
+                    .all(|c| generator(resource::kind(c)).is_some())
             {
                 return Ok(None);
             }
             let mut resources = resources;
-            for config in &configs {
+            for config in generators {
+                let kind = resource::kind(config);
+                let gen = generator(kind).ok_or_else(|| unknown_kind(kind, "generator"))?;
+                for made in gen(config, ctx).map_err(|e| e.context(describe(config)))? {
+                    add_created(&mut resources, made).map_err(|e| {
+                        e.context(format!(
+                            "merging generated resources in {}",
+                            ctx.kustomization
+                        ))
+                    })?;
+                }
+            }
+            for config in transformers {
                 let kind = resource::kind(config);
                 if generator(kind).is_some() {
                     continue;
@@ -84,6 +103,33 @@ pub fn run_with(subcommand: &str, input: &[u8], ctx: &Ctx) -> Result<Option<Vec<
             "usage: builtin generate|transform (got {other:?})"
         ))),
     }
+}
+
+/// Add a generated resource as the core's accumulator does for behavior
+/// `create` (the core fuses generators into this call only then): an id
+/// that is already taken, now or before a rename, is an error.
+fn add_created(resources: &mut Vec<Value>, made: Value) -> Result<(), Error> {
+    let id = kustom_api::ResId::of(&made);
+    if let Some(other @ ("merge" | "replace")) =
+        resource::annotation(&made, protocol::GENERATOR_BEHAVIOR)
+    {
+        return Err(Error::new(format!(
+            "id {id} has behavior {other:?}, which the core merges itself; it must not be generated in a transform call"
+        )));
+    }
+    let taken = resources.iter().any(|r| {
+        kustom_api::ResId::of(r).equals(&id)
+            || kustom_api::resid::previous_ids(r)
+                .iter()
+                .any(|p| p.equals(&id))
+    });
+    if taken {
+        return Err(Error::new(format!(
+            "id {id} exists; behavior must be merge or replace"
+        )));
+    }
+    resources.push(made);
+    Ok(())
 }
 
 fn unknown_kind(kind: &str, what: &str) -> Error {
