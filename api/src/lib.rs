@@ -2,8 +2,7 @@
 //!
 //! A resource is a `serde_json::Value` object: JSON is kustomize's own
 //! intermediate form (its output is `JSONToYAML(MarshalJSON(resource))`), it
-//! is what the shipped builtin plugin speaks on the wire, and `json-patch`
-//! works on it directly. Build state (previous names, generator behavior, …)
+//! is what the shipped builtin plugin speaks on the wire. Build state (previous names, generator behavior, …)
 //! travels inside the object as `internal.config.kubernetes.io/*`
 //! annotations, exactly as kustomize keeps it, so it survives a plugin call.
 
