@@ -188,90 +188,118 @@ pub fn read_stream(bytes: &[u8]) -> Result<Vec<Doc>, Error> {
     Ok(from_values(&yaml::parse_stream(text)?))
 }
 
+// ---- Reading the head of a JSON object without building values ----
+//
+// Lenient as `kustom_api::resource`'s accessors: a field of the wrong type
+// reads as absent, and a repeated key replaces the earlier one, as in a
+// parsed value.
+
+/// What is read from a JSON map; any other JSON value reads as `default()`.
+trait FromMap<'de>: Default {
+    /// Read the fields of interest from `map`, skipping the rest.
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+
+    /// What a JSON string reads as.
+    fn from_string(_: &str) -> Self {
+        Self::default()
+    }
+}
+
+/// Deserialize a [`FromMap`] from a map, or its default from anything else.
+struct MapOrDefault<T>(T);
+
+impl<'de, T: FromMap<'de>> serde::Deserialize<'de> for MapOrDefault<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(Lenient::<T>(std::marker::PhantomData))
+            .map(MapOrDefault)
+    }
+}
+
+/// A string value, or None for any other value (which is skipped).
+#[derive(Default)]
+struct MaybeStr(Option<String>);
+
+impl<'de> FromMap<'de> for MaybeStr {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(MaybeStr(None))
+    }
+
+    fn from_string(s: &str) -> Self {
+        MaybeStr(Some(s.to_string()))
+    }
+}
+
+/// The visitor behind [`MapOrDefault`]: maps go to `T::from_map`, strings
+/// to `T::from_string`, everything else is skipped.
+struct Lenient<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for Lenient<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::from_map(map)
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<T, E> {
+        Ok(T::from_string(s))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(T::default())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_unit<E>(self) -> Result<T, E> {
+        Ok(T::default())
+    }
+}
+
+/// A string field's value ("" unless it is a string).
+fn next_str<'de, A: MapAccess<'de>>(map: &mut A) -> Result<String, A::Error> {
+    Ok(map
+        .next_value::<MapOrDefault<MaybeStr>>()?
+        .0
+         .0
+        .unwrap_or_default())
+}
+
 /// Reads a [`Head`] out of a JSON object, skipping everything else.
 struct HeadOf(Head);
 
 impl<'de> serde::Deserialize<'de> for HeadOf {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(TopVisitor).map(HeadOf)
+        d.deserialize_map(Lenient::<Head>(std::marker::PhantomData))
+            .map(HeadOf)
     }
 }
 
-/// A string value, or None for any other value (which is skipped).
-struct MaybeStr(Option<String>);
-
-impl<'de> serde::Deserialize<'de> for MaybeStr {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = MaybeStr;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(Some(s.to_string())))
-            }
-            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(Some(s)))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_unit<E>(self) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_none<E>(self) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<MaybeStr, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MaybeStr(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MaybeStr, A::Error> {
-                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(MaybeStr(None))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-struct TopVisitor;
-
-impl<'de> Visitor<'de> for TopVisitor {
-    type Value = Head;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a resource object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Head, A::Error> {
+impl<'de> FromMap<'de> for Head {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut head = Head::default();
-        // A repeated key replaces the earlier one, as in a parsed value.
-        while let Some(key) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match key.as_ref() {
-                "apiVersion" => {
-                    head.api_version = a.next_value::<MaybeStr>()?.0.unwrap_or_default()
-                }
-                "kind" => head.kind = a.next_value::<MaybeStr>()?.0.unwrap_or_default(),
+                "apiVersion" => head.api_version = next_str(&mut map)?,
+                "kind" => head.kind = next_str(&mut map)?,
                 "metadata" => {
-                    let m = a.next_value::<Meta>()?;
+                    let m = map.next_value::<MapOrDefault<Meta>>()?.0;
                     head.name = m.name;
                     head.namespace = m.namespace;
                     head.annotations = m.annotations;
                 }
                 _ => {
-                    a.next_value::<IgnoredAny>()?;
+                    map.next_value::<IgnoredAny>()?;
                 }
             }
         }
@@ -279,7 +307,7 @@ impl<'de> Visitor<'de> for TopVisitor {
     }
 }
 
-/// metadata: name, namespace and the tracked annotations; any non-map reads as empty.
+/// metadata: name, namespace and the tracked annotations.
 #[derive(Default)]
 struct Meta {
     name: String,
@@ -287,112 +315,47 @@ struct Meta {
     annotations: Vec<(&'static str, String)>,
 }
 
-impl<'de> serde::Deserialize<'de> for Meta {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Meta;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("metadata")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Meta, A::Error> {
-                let mut m = Meta::default();
-                while let Some(key) = a.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match key.as_ref() {
-                        "name" => m.name = a.next_value::<MaybeStr>()?.0.unwrap_or_default(),
-                        "namespace" => {
-                            m.namespace = a.next_value::<MaybeStr>()?.0.unwrap_or_default()
-                        }
-                        "annotations" => m.annotations = a.next_value::<Annotations>()?.0,
-                        _ => {
-                            a.next_value::<IgnoredAny>()?;
-                        }
-                    }
+impl<'de> FromMap<'de> for Meta {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut m = Meta::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "name" => m.name = next_str(&mut map)?,
+                "namespace" => m.namespace = next_str(&mut map)?,
+                "annotations" => {
+                    m.annotations = map.next_value::<MapOrDefault<Annotations>>()?.0 .0
                 }
-                Ok(m)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Meta, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Meta::default())
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Meta, E> {
-                Ok(Meta::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Meta, E> {
-                Ok(Meta::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Meta, E> {
-                Ok(Meta::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Meta, E> {
-                Ok(Meta::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Meta, E> {
-                Ok(Meta::default())
-            }
-            fn visit_unit<E>(self) -> Result<Meta, E> {
-                Ok(Meta::default())
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
-        d.deserialize_any(V)
+        Ok(m)
     }
 }
 
 /// The tracked annotations of an annotations map (string values only).
+#[derive(Default)]
 struct Annotations(Vec<(&'static str, String)>);
 
-impl<'de> serde::Deserialize<'de> for Annotations {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Annotations;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("annotations")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Annotations, A::Error> {
-                let mut out: Vec<(&'static str, String)> = Vec::new();
-                while let Some(key) = a.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match TRACKED_ANNOTATIONS.iter().find(|k| **k == key.as_ref()) {
-                        Some(k) => {
-                            out.retain(|(old, _)| old != k);
-                            if let Some(v) = a.next_value::<MaybeStr>()?.0 {
-                                out.push((k, v));
-                            }
-                        }
-                        None => {
-                            a.next_value::<IgnoredAny>()?;
-                        }
+impl<'de> FromMap<'de> for Annotations {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut out: Vec<(&'static str, String)> = Vec::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match TRACKED_ANNOTATIONS.iter().find(|k| **k == key.as_ref()) {
+                Some(k) => {
+                    out.retain(|(old, _)| old != k);
+                    let value = map.next_value::<MapOrDefault<MaybeStr>>()?.0 .0;
+                    if let Some(v) = value {
+                        out.push((k, v));
                     }
                 }
-                Ok(Annotations(out))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<Annotations, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Annotations(Vec::new()))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Annotations, E> {
-                Ok(Annotations(Vec::new()))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Annotations, E> {
-                Ok(Annotations(Vec::new()))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Annotations, E> {
-                Ok(Annotations(Vec::new()))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Annotations, E> {
-                Ok(Annotations(Vec::new()))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Annotations, E> {
-                Ok(Annotations(Vec::new()))
-            }
-            fn visit_unit<E>(self) -> Result<Annotations, E> {
-                Ok(Annotations(Vec::new()))
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
-        d.deserialize_any(V)
+        Ok(Annotations(out))
     }
 }
 
