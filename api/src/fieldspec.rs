@@ -377,7 +377,7 @@ impl TransformerConfig {
             other => {
                 return Err(Error::new(format!(
                 "json: cannot unmarshal {} into Go value of type builtinconfig.TransformerConfig",
-                json_type(other)
+                resource::go_json_type(other)
             )))
             }
         };
@@ -517,7 +517,7 @@ pub fn config_string(value: &Value) -> Result<String, Error> {
         Value::Number(n) => Ok(go_number_text(n)),
         other => Err(Error::new(format!(
             "json: cannot unmarshal {} into Go value of type string",
-            json_type(other)
+            resource::go_json_type(other)
         ))),
     }
 }
@@ -546,7 +546,7 @@ pub fn config_field_specs(config: &Value, key: &str) -> Result<Option<Vec<FieldS
             .map_err(|e| e.context(format!("field {key}"))),
         Some(other) => Err(Error::new(format!(
             "json: cannot unmarshal {} into Go struct field .{key} of type []types.FieldSpec",
-            json_type(other)
+            resource::go_json_type(other)
         ))),
     }
 }
@@ -627,17 +627,6 @@ fn format_float32_g(f: f64) -> String {
     out
 }
 
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// A list-valued `configurations:` key: null is empty, else a sequence.
 fn parse_list<T>(
     value: &Value,
@@ -649,7 +638,7 @@ fn parse_list<T>(
         Value::Array(items) => items.iter().map(item).collect(),
         other => Err(Error::new(format!(
             "json: cannot unmarshal {} into Go struct field TransformerConfig.{key}",
-            json_type(other)
+            resource::go_json_type(other)
         ))),
     }
 }
@@ -667,7 +656,7 @@ fn read_field_spec(value: &Value, strict: bool) -> Result<FieldSpec, Error> {
         other => {
             return Err(Error::new(format!(
                 "json: cannot unmarshal {} into Go value of type types.FieldSpec",
-                json_type(other)
+                resource::go_json_type(other)
             )))
         }
     };
@@ -694,7 +683,7 @@ pub fn read_bool(value: &Value, key: &str) -> Result<bool, Error> {
         Value::Bool(b) => Ok(*b),
         other => Err(Error::new(format!(
             "json: cannot unmarshal {} into Go struct field .{key} of type bool",
-            json_type(other)
+            resource::go_json_type(other)
         ))),
     }
 }
@@ -707,7 +696,7 @@ fn parse_name_back_reference(value: &Value) -> Result<NameBackReference, Error> 
         other => {
             return Err(Error::new(format!(
                 "json: cannot unmarshal {} into Go value of type builtinconfig.NameBackReferences",
-                json_type(other)
+                resource::go_json_type(other)
             )))
         }
     };

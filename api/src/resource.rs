@@ -39,6 +39,19 @@ pub fn map_at_mut<'a>(obj: &'a mut Value, path: &[&str]) -> &'a mut Map<String, 
     cur.as_object_mut().expect("just made an object")
 }
 
+/// The name Go's encoding/json gives a JSON value's type in its errors
+/// (`cannot unmarshal array into …`), which kustomize's messages carry.
+pub fn go_json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 /// metadata.name, or "".
 pub fn name(obj: &Value) -> &str {
     str_at(obj, &["metadata", "name"]).unwrap_or("")

@@ -400,6 +400,11 @@ pub fn generate(
 /// The YAML of a resource's current id, as kustomize writes it into
 /// `kustomize.config.k8s.io/id` (keys sorted, empty fields left out).
 pub fn id_yaml(id: &ResId) -> String {
+    yaml::to_yaml(&id_object(id))
+}
+
+/// A ResId as kustomize marshals one: keys sorted, empty fields left out.
+fn id_object(id: &ResId) -> Value {
     let mut m = serde_json::Map::new();
     for (k, v) in [
         ("group", &id.gvk.group),
@@ -412,7 +417,7 @@ pub fn id_yaml(id: &ResId) -> String {
             m.insert(k.to_string(), Value::String(v.clone()));
         }
     }
-    yaml::to_yaml(&Value::Object(m))
+    Value::Object(m)
 }
 
 /// Run a legacy transformer over `resources`.
@@ -486,19 +491,7 @@ pub fn merge_by_current_id(
 
 /// A ResId as kustomize prints one in this message (its JSON form).
 fn pretty_id(id: &ResId) -> String {
-    let mut m = serde_json::Map::new();
-    for (k, v) in [
-        ("group", &id.gvk.group),
-        ("version", &id.gvk.version),
-        ("kind", &id.gvk.kind),
-        ("name", &id.name),
-        ("namespace", &id.namespace),
-    ] {
-        if !v.is_empty() {
-            m.insert(k.to_string(), Value::String(v.clone()));
-        }
-    }
-    Value::Object(m).to_string()
+    id_object(id).to_string()
 }
 
 #[cfg(test)]

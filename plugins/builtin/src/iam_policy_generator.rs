@@ -33,18 +33,6 @@ struct Settings {
     project_id: String,
 }
 
-/// The JSON type names Go's decoder uses in its errors.
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// A string setting `key` of `map` (`owner` names it in errors): missing or
 /// null is empty, anything but a string is an error.
 fn string_field(
@@ -58,7 +46,7 @@ fn string_field(
         Some(Value::String(s)) => Ok(s.clone()),
         Some(other) => Err(err!(
             "json: cannot unmarshal {} into Go struct field {owner}.{key} of type {go_type}",
-            json_type(other)
+            kustom_api::resource::go_json_type(other)
         )),
     }
 }
@@ -74,7 +62,7 @@ fn section<'a>(
         Some(Value::Object(map)) => Ok(Some(map)),
         Some(other) => Err(err!(
             "json: cannot unmarshal {} into Go struct field IAMPolicyGeneratorPlugin.{key} of type {go_type}",
-            json_type(other)
+            kustom_api::resource::go_json_type(other)
         )),
     }
 }
@@ -88,7 +76,7 @@ impl Settings {
             other => {
                 return Err(err!(
                     "the config must be a mapping, not {}",
-                    json_type(other)
+                    kustom_api::resource::go_json_type(other)
                 ))
             }
         };

@@ -124,13 +124,13 @@ pub(crate) fn decode(text: &str) -> Result<Vec<Operation>, Error> {
                 Value::Null => Ok(Map::new()),
                 other => Err(err!(
                     "json: cannot unmarshal {} into Go value of type jsonpatch.Operation",
-                    go_json_type(&other)
+                    kustom_api::resource::go_json_type(&other)
                 )),
             })
             .collect(),
         other => Err(err!(
             "json: cannot unmarshal {} into Go value of type jsonpatch.Patch",
-            go_json_type(&other)
+            kustom_api::resource::go_json_type(&other)
         )),
     }
 }
@@ -147,17 +147,6 @@ fn integral_floats_to_ints(v: &mut Value) {
         Value::Array(a) => a.iter_mut().for_each(integral_floats_to_ints),
         Value::Object(m) => m.values_mut().for_each(integral_floats_to_ints),
         _ => {}
-    }
-}
-
-fn go_json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(_) => "string",
-        Value::Number(_) => "number",
-        Value::Bool(_) => "bool",
-        Value::Null => "null",
     }
 }
 

@@ -160,23 +160,11 @@ fn go_kind(value: &Value) -> &'static str {
     }
 }
 
-/// Go's wording for a JSON type.
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// encoding/json's type-mismatch error.
 fn mismatch(value: &Value, field: &str, go_type: &str) -> Error {
     err!(
         "json: cannot unmarshal {} into Go struct field {field} of type {go_type}",
-        json_type(value)
+        kustom_api::resource::go_json_type(value)
     )
 }
 

@@ -86,7 +86,7 @@ impl Settings {
                 other => {
                     return Err(err!(
                         "targetFilePath {file}: json: cannot unmarshal {} into Go value of type struct {{ Targets []builtins.Target }}",
-                        json_type(other)
+                        kustom_api::resource::go_json_type(other)
                     ))
                 }
             };
@@ -119,7 +119,7 @@ fn read_targets(value: Option<&Value>, owner: &str) -> Result<Vec<Target>, Error
         Some(Value::Array(items)) => items.iter().map(read_target).collect(),
         Some(other) => Err(err!(
             "json: cannot unmarshal {} into Go struct field {owner}.targets of type []builtins.Target",
-            json_type(other)
+            kustom_api::resource::go_json_type(other)
         )),
     }
 }
@@ -138,7 +138,7 @@ fn read_target(value: &Value) -> Result<Target, Error> {
         other => {
             return Err(err!(
                 "json: cannot unmarshal {} into Go value of type builtins.Target",
-                json_type(other)
+                kustom_api::resource::go_json_type(other)
             ))
         }
     };
@@ -177,19 +177,7 @@ fn read_position(value: Option<&Value>) -> Result<i64, Error> {
                 _ => Err(bad(format!("number {n}"))),
             }
         }
-        Some(other) => Err(bad(json_type(other).to_string())),
-    }
-}
-
-/// The JSON type names Go's decoder uses in its errors.
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+        Some(other) => Err(bad(kustom_api::resource::go_json_type(other).to_string())),
     }
 }
 
