@@ -11,6 +11,7 @@ pub mod cli;
 pub mod crds;
 pub mod doc;
 pub mod kustomization;
+pub mod lock;
 pub mod origin;
 pub mod output;
 pub mod plan;
