@@ -140,6 +140,76 @@ impl Lock {
     }
 }
 
+/// How a build treats `kustom.lock`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LockMode {
+    /// No lock beside the build root: nothing is checked.
+    #[default]
+    Unlocked,
+    /// A lock is present: plugins must match their pins, remotes use their
+    /// pinned commits and must match their digests.
+    Enforce,
+    /// `--locked`: as `Enforce`, and a missing or stale lock is an error
+    /// instead of anything being added to it.
+    Locked,
+    /// `kustom lock`: run everything, record every digest, write the lock.
+    Record,
+}
+
+/// The lock as one build sees it: the pins read from disk (if any), the
+/// mode, and what the build actually ran and fetched. Shared by the plugin
+/// runner and the remote fetcher (`Settings::lock`), so it is `Sync`.
+#[derive(Debug, Default)]
+pub struct LockState {
+    /// How pins are treated.
+    pub mode: LockMode,
+    /// The lock read from disk (empty when there was none).
+    pub pinned: Lock,
+    /// Where the lock lives (`<build root>/kustom.lock`); None for builds
+    /// whose root is not a local directory.
+    pub path: Option<PathBuf>,
+    recorded: std::sync::Mutex<Lock>,
+}
+
+impl LockState {
+    /// A state for `mode` with the pins of `pinned`.
+    pub fn new(mode: LockMode, pinned: Lock, path: Option<PathBuf>) -> LockState {
+        LockState {
+            mode,
+            pinned,
+            path,
+            recorded: std::sync::Mutex::new(Lock {
+                version: LOCK_VERSION,
+                ..Lock::default()
+            }),
+        }
+    }
+
+    /// Note a plugin the build ran.
+    pub fn record_plugin(&self, pin: PluginPin) {
+        let mut rec = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
+        if !rec.plugins.contains(&pin) {
+            rec.plugins.push(pin);
+        }
+    }
+
+    /// Note a remote the build fetched.
+    pub fn record_remote(&self, pin: RemotePin) {
+        let mut rec = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
+        if !rec.remotes.contains(&pin) {
+            rec.remotes.push(pin);
+        }
+    }
+
+    /// Everything recorded so far.
+    pub fn recorded(&self) -> Lock {
+        self.recorded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
 /// Replace `path` with `bytes` so that a reader sees the old or the new
 /// content, never a mix: write a temporary file in the same directory,
 /// flush it, rename it over `path`.
