@@ -38,6 +38,8 @@ pub enum Command {
     /// List, locate and install plugins.
     #[command(subcommand)]
     Plugin(crate::plugin_cmd::PluginCommand),
+    /// Pin the sha256 of every plugin a build runs (and its remotes) in DIR/kustom.lock.
+    Lock(crate::lock_cmd::LockArgs),
     /// Run the shipped builtin plugin (`generate` or `transform`), as the core does.
     #[command(name = "builtin-plugin", hide = true)]
     BuiltinPlugin {
@@ -85,6 +87,12 @@ pub struct BuildArgs {
     /// Largest output a plugin may write, in bytes.
     #[arg(long, default_value_t = 256 * 1024 * 1024)]
     pub plugin_max_output: usize,
+    /// Fail unless DIR/kustom.lock exists and pins everything the build runs.
+    #[arg(long)]
+    pub locked: bool,
+    /// Plugin confinement, grants and audit.
+    #[command(flatten)]
+    pub sandbox: crate::plugins::sandbox::args::SandboxArgs,
 }
 
 /// Run the CLI; returns the process exit code.
@@ -121,6 +129,13 @@ pub fn main() -> i32 {
                 }
             }
         }
+        Command::Lock(args) => match crate::lock_cmd::run(&args) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                1
+            }
+        },
         Command::Build(args) => match build(&args) {
             Ok(()) => 0,
             Err(e) => {
@@ -151,6 +166,15 @@ fn init_logging(verbose: u8) {
 
 /// `kustom build`.
 pub fn build(args: &BuildArgs) -> Result<(), Error> {
+    build_with(args, crate::lock_cmd::lock_state(&args.dir, args.locked)?, true)
+}
+
+/// Build with the lock state `lock`; write the output when `write`.
+pub fn build_with(
+    args: &BuildArgs,
+    lock: std::sync::Arc<crate::lock::LockState>,
+    write: bool,
+) -> Result<(), Error> {
     let restrictor = match args.load_restrictor.as_str() {
         "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
         "LoadRestrictionsNone" | "none" => LoadRestrictor::None,
@@ -189,6 +213,10 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
         exec_env: args.env.clone(),
         enable_helm: args.enable_helm,
         helm_command: args.helm_command.clone(),
+        sandbox: std::sync::Arc::new(args.sandbox.sandbox(&config_home())?),
+        lock,
+        audit: args.sandbox.audit()?,
+        digests: Default::default(),
     };
     let builder = Builder::new(settings, restrictor);
     let started = std::time::Instant::now();
@@ -221,6 +249,9 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
         )?;
     }
     tracing::debug!(ms = started.elapsed().as_millis() as u64, "sorted");
+    if !write {
+        return Ok(());
+    }
     match &args.output {
         Some(path) if path.is_dir() => output::write_dir(&resources, &built.top, path),
         Some(path) => std::fs::write(path, output::render(&resources, &built.top))
@@ -262,6 +293,10 @@ pub fn plugin_settings() -> Result<Settings, Error> {
         exec_env: Vec::new(),
         enable_helm: false,
         helm_command: "helm".into(),
+        sandbox: Default::default(),
+        lock: Default::default(),
+        audit: None,
+        digests: Default::default(),
     })
 }
 

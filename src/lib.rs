@@ -6,12 +6,14 @@
 //! plugins ([`plugins`]) and writes the result ([`output`]).
 
 pub mod accumulator;
+pub mod audit;
 pub mod build;
 pub mod cli;
 pub mod crds;
 pub mod doc;
 pub mod kustomization;
 pub mod lock;
+pub mod lock_cmd;
 pub mod origin;
 pub mod output;
 pub mod plan;

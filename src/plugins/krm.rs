@@ -26,6 +26,7 @@
 use super::legacy::{
     apply_generator_options, expand_lists, merge_by_current_id, LEGACY_ID_ANNOTATION,
 };
+use super::sandbox::CallSandbox;
 use super::{exec, Settings, Site};
 use kustom_api::protocol::LOCAL_CONFIG;
 use kustom_api::{resource, yaml, Error, ResId, Value};
@@ -59,6 +60,8 @@ pub const KIO_ANNOTATIONS: &[&str] = &[
 pub struct ExecSpec {
     /// The executable, resolved (relative to the kustomization, or from `$PATH`).
     pub path: PathBuf,
+    /// `exec.path` as the config wrote it (how `kustom.lock` names the function).
+    pub written: String,
     /// `exec.args`.
     pub args: Vec<String>,
     /// `exec.envs`: `KEY=VALUE`, or `KEY` to pass the host's value.
@@ -67,7 +70,15 @@ pub struct ExecSpec {
 
 /// The exec function spec of a config object, if it names one. Container
 /// functions are an error (kustom runs no container runtime).
-pub fn function_spec(config: &Value, dir: &Path) -> Result<Option<ExecSpec>, Error> {
+///
+/// With `root_only` (`LoadRestrictionsRootOnly`), a path with a `/` must
+/// stay inside the kustomization's directory: a configuration cannot point
+/// kustom at an executable elsewhere on the machine.
+pub fn function_spec(
+    config: &Value,
+    dir: &Path,
+    root_only: bool,
+) -> Result<Option<ExecSpec>, Error> {
     let mut raw: Option<(String, Value)> = None;
     for key in [FUNCTION_ANNOTATION, OLD_FUNCTION_ANNOTATION] {
         if let Some(text) = resource::annotation(config, key).filter(|t| !t.is_empty()) {
@@ -145,7 +156,8 @@ pub fn function_spec(config: &Value, dir: &Path) -> Result<Option<ExecSpec>, Err
         }
     };
     Ok(Some(ExecSpec {
-        path: resolve_path(path, dir)?,
+        path: resolve_path(path, dir, root_only)?,
+        written: path.to_string(),
         args: strings("args")?,
         envs: strings("envs")?,
     }))
@@ -171,9 +183,23 @@ fn check_keys(what: &str, m: &serde_json::Map<String, Value>, known: &[&str]) ->
 
 /// A path with a `/` is relative to the kustomization's directory (as Go's
 /// exec with a working directory); a bare name is looked up in `$PATH`.
-fn resolve_path(path: &str, dir: &Path) -> Result<PathBuf, Error> {
+fn resolve_path(path: &str, dir: &Path, root_only: bool) -> Result<PathBuf, Error> {
     if path.contains('/') {
-        return Ok(dir.join(path));
+        let joined = dir.join(path);
+        if root_only {
+            let real = joined.canonicalize().map_err(|e| {
+                Error::new(format!("exec function {path:?}: {}: {e}", joined.display()))
+            })?;
+            let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+            if !real.starts_with(&root) {
+                return Err(Error::new(format!(
+                    "exec function {path:?}: {} is outside the kustomization's directory {}; a configuration may only run functions inside its own tree (a bare name is looked up in $PATH; --load-restrictor LoadRestrictionsNone lifts this)",
+                    real.display(),
+                    root.display()
+                )));
+            }
+        }
+        return Ok(joined);
     }
     which::which(path).map_err(|e| {
         Error::new(format!(
@@ -208,6 +234,7 @@ fn invoke(
     mut items: Vec<Value>,
     dir: &Path,
     site: &Site<'_>,
+    sandbox: &CallSandbox,
 ) -> Result<FnOutput, Error> {
     let mut function_config = config.clone();
     resource::set_annotation(&mut function_config, LOCAL_CONFIG, "true");
@@ -222,14 +249,20 @@ fn invoke(
     let mut env: Vec<(String, String)> = Vec::new();
     for e in spec.envs.iter().chain(settings.exec_env.iter()) {
         // KEY alone means the host's value, which the function inherits anyway.
-        if let Some((k, v)) = e.split_once('=') {
-            env.push((k.to_string(), v.to_string()));
+        // (passed explicitly, for --plugin-env=minimal).
+        match e.split_once('=') {
+            Some((k, v)) => env.push((k.to_string(), v.to_string())),
+            None => {
+                if let Ok(v) = std::env::var(e) {
+                    env.push((e.to_string(), v));
+                }
+            }
         }
     }
     let env_refs: Vec<(&str, String)> = env.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     let args: Vec<&str> = spec.args.iter().map(String::as_str).collect();
     tracing::debug!(function = %spec.path.display(), dir = %dir.display(), "KRM exec function call");
-    let out = exec::run(&spec.path, &args, dir, &env_refs, stdin, settings.limits)
+    let out = exec::run(&spec.path, &args, dir, &env_refs, stdin, settings.limits, sandbox)
         .map_err(|e| e.context(site))?;
     let parsed = parse_output(&out.stdout);
     let (items, results) = match parsed {
@@ -339,10 +372,11 @@ pub fn generate(
     config: &Value,
     dir: &Path,
     site: &Site<'_>,
+    sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
     let mut item = config.clone();
     resource::set_annotation(&mut item, LOCAL_CONFIG, "true");
-    let mut out = invoke(settings, spec, config, vec![item], dir, site)?;
+    let mut out = invoke(settings, spec, config, vec![item], dir, site, sandbox)?;
     apply_generator_options(&mut out.items).map_err(|e| e.context(site))?;
     Ok(out.items)
 }
@@ -355,6 +389,7 @@ pub fn transform(
     resources: Vec<Value>,
     dir: &Path,
     site: &Site<'_>,
+    sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
     let items: Vec<Value> = resources
         .iter()
@@ -365,7 +400,7 @@ pub fn transform(
             r
         })
         .collect();
-    let out = invoke(settings, spec, config, items, dir, site)?;
+    let out = invoke(settings, spec, config, items, dir, site, sandbox)?;
     merge_by_current_id(resources, out.items, LEGACY_ID_ANNOTATION).map_err(|e| e.context(site))
 }
 
@@ -384,6 +419,7 @@ mod tests {
         let spec = function_spec(
             &with_fn("exec:\n  path: ./fn.sh\n  args: [a, b]\n  envs: [X=1]\n"),
             dir,
+            false,
         )
         .expect("valid")
         .expect("present");
@@ -391,21 +427,39 @@ mod tests {
         assert_eq!(spec.args, vec!["a", "b"]);
         assert_eq!(spec.envs, vec!["X=1"]);
         assert_eq!(
-            function_spec(&json!({"kind": "Fn", "metadata": {"name": "f"}}), dir).expect("ok"),
+            function_spec(&json!({"kind": "Fn", "metadata": {"name": "f"}}), dir, false).expect("ok"),
             None
         );
     }
 
     #[test]
+    fn exec_path_cannot_leave_the_tree() {
+        let root = tempfile::tempdir().expect("tmp");
+        let dir = root.path().join("k");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(root.path().join("outside.sh"), "#!/bin/sh\n").expect("write");
+        std::fs::write(dir.join("inside.sh"), "#!/bin/sh\n").expect("write");
+        for bad in ["../outside.sh", "/bin/sh"] {
+            let e = function_spec(&with_fn(&format!("exec:\n  path: {bad}\n")), &dir, true)
+                .expect_err(bad);
+            assert!(e.message.contains("outside the kustomization"), "{e}");
+        }
+        let ok = function_spec(&with_fn("exec:\n  path: ./inside.sh\n"), &dir, true)
+            .expect("inside")
+            .expect("present");
+        assert_eq!(ok.written, "./inside.sh");
+    }
+
+    #[test]
     fn container_and_unknown_fields_are_errors() {
         let dir = Path::new("/k");
-        let e = function_spec(&with_fn("container:\n  image: gcr.io/x/y\n"), dir)
+        let e = function_spec(&with_fn("container:\n  image: gcr.io/x/y\n"), dir, false)
             .expect_err("container");
         assert!(e.message.contains("container runtime"), "{e}");
         let e =
-            function_spec(&with_fn("exec:\n  path: ./x\n  pth: y\n"), dir).expect_err("unknown");
+            function_spec(&with_fn("exec:\n  path: ./x\n  pth: y\n"), dir, false).expect_err("unknown");
         assert!(e.message.contains("unknown field \"pth\""), "{e}");
-        let e = function_spec(&with_fn("exec: {}\n"), dir).expect_err("no path");
+        let e = function_spec(&with_fn("exec: {}\n"), dir, false).expect_err("no path");
         assert!(e.message.contains("exec.path"), "{e}");
     }
 

@@ -20,6 +20,7 @@
 //!   unmatched output is appended, a resource missing from the output is
 //!   removed.
 
+use super::sandbox::CallSandbox;
 use super::{exec, Settings, Site};
 use kustom_api::protocol::{
     GENERATOR_BEHAVIOR, LEGACY_BEHAVIOR, LEGACY_NEEDS_HASH, NEEDS_HASH_SUFFIX,
@@ -210,9 +211,10 @@ pub fn plugin_args(config: &Value, dir: &Path, root_only: bool) -> Result<Vec<St
 struct TempConfig(PathBuf);
 
 impl TempConfig {
-    fn create(content: &str) -> Result<TempConfig, Error> {
+    /// Create it in `dir` (the call's private directory, which the
+    /// confined plugin may read).
+    fn create(dir: &Path, content: &str) -> Result<TempConfig, Error> {
         static SEQ: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir();
         for _ in 0..16 {
             let nanos = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -270,11 +272,12 @@ fn invoke(
     dir: &Path,
     site: &Site<'_>,
     stdin: Vec<u8>,
+    sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
     let cfg = yaml::to_yaml(config);
     let root_only = settings.load_restrictor != "LoadRestrictionsNone";
     let extra = plugin_args(config, dir, root_only).map_err(|e| e.context(site))?;
-    let file = TempConfig::create(&cfg).map_err(|e| e.context(site))?;
+    let file = TempConfig::create(sandbox.dir(), &cfg).map_err(|e| e.context(site))?;
     let file_arg = file.0.display().to_string();
     let mut args: Vec<&str> = vec![&file_arg];
     args.extend(extra.iter().map(String::as_str));
@@ -289,7 +292,8 @@ fn invoke(
     env.push((ENV_CONFIG_ROOT, dir.display().to_string()));
     tracing::debug!(plugin = %path.display(), config = %file_arg, dir = %dir.display(), "legacy exec plugin call");
     let out =
-        exec::run(path, &args, dir, &env, stdin, settings.limits).map_err(|e| e.context(site))?;
+        exec::run(path, &args, dir, &env, stdin, settings.limits, sandbox)
+        .map_err(|e| e.context(site))?;
     if out.status != Some(0) {
         return Err(site.status_error(&out, &format!(" (config file {file_arg})")));
     }
@@ -391,8 +395,9 @@ pub fn generate(
     config: &Value,
     dir: &Path,
     site: &Site<'_>,
+    sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
-    let mut docs = invoke(settings, path, config, dir, site, Vec::new())?;
+    let mut docs = invoke(settings, path, config, dir, site, Vec::new(), sandbox)?;
     apply_generator_options(&mut docs).map_err(|e| e.context(site))?;
     Ok(docs)
 }
@@ -428,6 +433,7 @@ pub fn transform(
     resources: Vec<Value>,
     dir: &Path,
     site: &Site<'_>,
+    sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
     let input: Vec<Value> = resources
         .iter()
@@ -440,7 +446,7 @@ pub fn transform(
         .collect();
     let stdin = yaml::to_yaml_stream(&input).into_bytes();
     drop(input);
-    let out = invoke(settings, path, config, dir, site, stdin)?;
+    let out = invoke(settings, path, config, dir, site, stdin, sandbox)?;
     merge_by_current_id(resources, out, LEGACY_ID_ANNOTATION).map_err(|e| e.context(site))
 }
 

@@ -11,6 +11,7 @@
 pub mod exec;
 pub mod krm;
 pub mod legacy;
+pub mod sandbox;
 
 use exec::Limits;
 use kustom_api::protocol::{
@@ -18,10 +19,15 @@ use kustom_api::protocol::{
     ENV_LOAD_RESTRICTOR, ID_ANNOTATION, PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES,
 };
 
+use crate::audit::{AuditLog, CallRecord};
 use crate::doc::{self, Doc};
+use crate::lock::{LockMode, LockState, PluginPin};
 use kustom_api::{resource, yaml, Error, Gvk, ResId, Value};
+use sandbox::{CallSandbox, Sandbox, Subject};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The group of kustomize's builtin kinds.
 pub const BUILTIN_GROUP: &str = "builtin";
@@ -53,6 +59,22 @@ pub struct Settings {
     pub enable_helm: bool,
     /// `--helm-command`: the helm executable.
     pub helm_command: String,
+    /// How plugin processes are confined (`--plugin-sandbox`, grants, policy file).
+    pub sandbox: Arc<Sandbox>,
+    /// `kustom.lock`: pins checked before a plugin runs, digests recorded.
+    pub lock: Arc<LockState>,
+    /// `--audit-log`: one JSON line per plugin call.
+    pub audit: Option<Arc<AuditLog>>,
+    /// sha256 of each executable run, computed once per build.
+    pub digests: Arc<Mutex<HashMap<PathBuf, String>>>,
+}
+
+/// One plugin call about to run: its name, digest and sandbox.
+#[derive(Debug)]
+struct Call {
+    name: String,
+    sha256: String,
+    sandbox: CallSandbox,
 }
 
 /// Which plugin runs a config object, and how.
@@ -130,20 +152,22 @@ impl Site<'_> {
             None => "was killed by a signal".to_string(),
         };
         Error::new(format!(
-            "{self} {status}{extra}{}",
-            exec::stderr_tail(&out.stderr)
+            "{self} {status}{extra}{}{}",
+            exec::stderr_tail(&out.stderr),
+            out.note
         ))
     }
 
     /// The error for STDOUT that does not parse.
     pub fn junk_error(&self, out: &exec::Output, why: &str) -> Error {
         Error::new(format!(
-            "{self} wrote output that is not YAML (exit status {}): {why}{}{}",
+            "{self} wrote output that is not YAML (exit status {}): {why}{}{}{}",
             out.status
                 .map(|c| c.to_string())
                 .unwrap_or_else(|| "none".into()),
             stdout_head(&out.stdout),
-            exec::stderr_tail(&out.stderr)
+            exec::stderr_tail(&out.stderr),
+            out.note
         ))
     }
 }
@@ -190,6 +214,9 @@ impl Settings {
     /// `--enable-alpha-plugins`, KRM exec functions also `--enable-exec`.
     pub fn locate(&self, config: &Value, dir: &Path, kust_file: &Path) -> Result<Location, Error> {
         let group = group_of(config);
+        if group != BUILTIN_GROUP {
+            check_lookup_names(config, kust_file)?;
+        }
         let what = || {
             format!(
                 "{} {} {:?} (listed in {})",
@@ -200,7 +227,9 @@ impl Settings {
             )
         };
         let kep = self.kep_path(&group);
-        let kep_found = is_executable(&kep);
+        // The core group ("v1") has no KEP plugin: its path would be the
+        // plugins directory itself.
+        let kep_found = !group.is_empty() && is_executable(&kep);
         if group == BUILTIN_GROUP {
             // kustomize never looks for builtin kinds elsewhere; an executable
             // at plugins/builtin replaces the shipped one (KEP).
@@ -229,7 +258,10 @@ impl Settings {
         if kep_found {
             return alpha(Location::Kep(kep));
         }
-        if let Some(spec) = krm::function_spec(config, dir).map_err(|e| e.context(what()))? {
+        let root_only = self.load_restrictor != "LoadRestrictionsNone";
+        if let Some(spec) =
+            krm::function_spec(config, dir, root_only).map_err(|e| e.context(what()))?
+        {
             let loc = alpha(Location::Krm(spec))?;
             if !self.enable_exec {
                 return Err(Error::new(format!(
@@ -285,6 +317,121 @@ impl Settings {
         )))
     }
 
+    /// Prepare a call: the plugin's name, its digest checked against
+    /// `kustom.lock` (and recorded), and its sandbox.
+    fn begin(&self, loc: &Location, config: &Value, dir: &Path) -> Result<Call, Error> {
+        let name = plugin_name(loc, config);
+        let shipped = matches!(loc, Location::ShippedBuiltin(_));
+        // The shipped builtin is part of kustom: hashed only for the audit log.
+        let sha256 = if shipped && self.audit.is_none() {
+            String::new()
+        } else {
+            self.digest(loc.path())?
+        };
+        if !shipped {
+            self.check_pin(&name, loc.path(), &sha256)?;
+            self.lock.record_plugin(PluginPin {
+                plugin: name.clone(),
+                sha256: sha256.clone(),
+            });
+        }
+        let mut extra_read = Vec::new();
+        if self.enable_helm && group_of(config) == BUILTIN_GROUP {
+            // The builtin runs helm: its executable and directory, like a plugin's.
+            if let Ok(helm) = which::which(&self.helm_command) {
+                let helm = helm.canonicalize().unwrap_or(helm);
+                extra_read.extend(helm.parent().map(Path::to_path_buf));
+            }
+        }
+        let sandbox = self.sandbox.prepare(&Subject {
+            name: &name,
+            exe: loc.path(),
+            shipped,
+            tree: dir,
+            read_anywhere: self.load_restrictor == "LoadRestrictionsNone",
+            extra_read,
+        })?;
+        Ok(Call {
+            name,
+            sha256,
+            sandbox,
+        })
+    }
+
+    /// The sha256 of an executable (computed once per build).
+    fn digest(&self, path: &Path) -> Result<String, Error> {
+        let mut cache = self.digests.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = cache.get(path) {
+            return Ok(d.clone());
+        }
+        let d = crate::lock::file_sha256(path)?;
+        cache.insert(path.to_path_buf(), d.clone());
+        Ok(d)
+    }
+
+    /// Refuse a plugin whose digest is not the one `kustom.lock` pins.
+    fn check_pin(&self, name: &str, path: &Path, sha256: &str) -> Result<(), Error> {
+        if !matches!(self.lock.mode, LockMode::Enforce | LockMode::Locked) {
+            return Ok(());
+        }
+        let lock = self
+            .lock
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| crate::lock::LOCK_FILE.to_string());
+        let root = self
+            .lock
+            .path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(|p| format!(" {}", p.display()))
+            .unwrap_or_default();
+        match self.lock.pinned.plugin(name) {
+            Some(pin) if pin.sha256 == sha256 => Ok(()),
+            Some(pin) => Err(Error::new(format!(
+                "refusing to run {name} ({}): its sha256 is {sha256}, but {lock} pins sha256 {}: the plugin changed after it was locked; review the change, then run `kustom lock{root}` to accept it",
+                path.display(),
+                pin.sha256
+            ))),
+            None => Err(Error::new(format!(
+                "refusing to run {name} ({}, sha256 {sha256}): {lock} pins no such plugin (pinned sha256: none); review it, then run `kustom lock{root}` to add it",
+                path.display()
+            ))),
+        }
+    }
+
+    /// Write the audit line of a call (when `--audit-log` is on).
+    fn audit_call(
+        &self,
+        call: &Call,
+        site: &Site<'_>,
+        configs: &[Value],
+        before: Option<&[Doc]>,
+        result: Result<&[Doc], &Error>,
+    ) -> Result<(), Error> {
+        let Some(log) = &self.audit else {
+            return Ok(());
+        };
+        let (exit_status, duration) = call.sandbox.finished().unwrap_or_default();
+        log.record(
+            &CallRecord {
+                protocol: site.protocol,
+                plugin: &call.name,
+                executable: site.path,
+                sha256: &call.sha256,
+                op: site.op,
+                kustomization: site.kust_file,
+                configs,
+                policy: &call.sandbox.policy,
+                duration,
+                exit_status,
+            },
+            before,
+            result,
+        )
+    }
+
     /// Locate the plugin of every config and group the calls: consecutive
     /// configs served by the same KEP (or shipped builtin) executable form
     /// one call; legacy plugins and KRM functions are called once per config,
@@ -330,6 +477,7 @@ impl Settings {
         dir: &Path,
         stdin: Vec<u8>,
         generate_first: usize,
+        sandbox: &CallSandbox,
     ) -> Result<Option<exec::Output>, Error> {
         CALLS.fetch_add(1, Ordering::Relaxed);
         let path = loc.path();
@@ -356,6 +504,7 @@ impl Settings {
             &env,
             stdin,
             self.limits,
+            sandbox,
         )
         .map_err(|e| e.context(site))?;
         tracing::debug!(
@@ -393,53 +542,67 @@ impl Settings {
                 op: "generate",
                 kust_file,
             };
-            match &loc {
-                Location::Legacy(path) => {
-                    CALLS.fetch_add(1, Ordering::Relaxed);
-                    out.extend(doc::from_values(&legacy::generate(
-                        self, path, first, dir, &site,
-                    )?));
-                }
-                Location::Krm(spec) => {
-                    CALLS.fetch_add(1, Ordering::Relaxed);
-                    out.extend(doc::from_values(&krm::generate(
-                        self, spec, first, dir, &site,
-                    )?));
-                }
-                Location::Kep(_) | Location::ShippedBuiltin(_) => {
-                    let group = group_of(first);
-                    let stdin = encode(&group, batch, &[]);
-                    let Some(res) = self.call(&loc, &site, dir, stdin, 0)? else {
-                        return Err(Error::new(format!(
-                            "{site} does not support `generate` (exit status 127), but {} lists it as a generator",
-                            kust_file.display()
-                        )));
-                    };
-                    if group == BUILTIN_GROUP {
-                        out.extend(
-                            doc::read_stream(&res.stdout)
-                                .map_err(|e| site.junk_error(&res, &e.message))?,
-                        );
-                        continue;
-                    }
-                    let docs = protocol::read_stream(&res.stdout)
-                        .map_err(|e| site.junk_error(&res, &e.message))?;
-                    let mut docs = legacy::expand_lists(docs)
-                        .map_err(|why| Error::new(format!("{site} wrote {why}")))?;
-                    // KEP generators may use the legacy hash / behavior
-                    // annotations too (they never see internal ones).
-                    for d in docs.iter_mut().filter(|d| {
-                        resource::annotation(d, protocol::LEGACY_NEEDS_HASH).is_some()
-                            || resource::annotation(d, protocol::LEGACY_BEHAVIOR).is_some()
-                    }) {
-                        legacy::apply_generator_options(std::slice::from_mut(d))
-                            .map_err(|e| e.context(site))?;
-                    }
-                    out.extend(doc::from_values(&docs));
-                }
-            }
+            let call = self.begin(&loc, first, dir)?;
+            let result = self.generate_call(&loc, batch, dir, &site, &call.sandbox);
+            self.audit_call(&call, &site, batch, None, result.as_deref())?;
+            out.extend(result?);
         }
         Ok(out)
+    }
+
+    /// One generator call of [`Settings::generate`].
+    fn generate_call(
+        &self,
+        loc: &Location,
+        batch: &[Value],
+        dir: &Path,
+        site: &Site<'_>,
+        sandbox: &CallSandbox,
+    ) -> Result<Vec<Doc>, Error> {
+        let first = &batch[0];
+        let kust_file = site.kust_file;
+        match loc {
+            Location::Legacy(path) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                Ok(doc::from_values(&legacy::generate(
+                    self, path, first, dir, site, sandbox,
+                )?))
+            }
+            Location::Krm(spec) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                Ok(doc::from_values(&krm::generate(
+                    self, spec, first, dir, site, sandbox,
+                )?))
+            }
+            Location::Kep(_) | Location::ShippedBuiltin(_) => {
+                let group = group_of(first);
+                let stdin = encode(&group, batch, &[]);
+                let Some(res) = self.call(loc, site, dir, stdin, 0, sandbox)? else {
+                    return Err(Error::new(format!(
+                        "{site} does not support `generate` (exit status 127), but {} lists it as a generator",
+                        kust_file.display()
+                    )));
+                };
+                if group == BUILTIN_GROUP {
+                    return doc::read_stream(&res.stdout)
+                        .map_err(|e| site.junk_error(&res, &e.message));
+                }
+                let docs = protocol::read_stream(&res.stdout)
+                    .map_err(|e| site.junk_error(&res, &e.message))?;
+                let mut docs = legacy::expand_lists(docs)
+                    .map_err(|why| Error::new(format!("{site} wrote {why}")))?;
+                // KEP generators may use the legacy hash / behavior
+                // annotations too (they never see internal ones).
+                for d in docs.iter_mut().filter(|d| {
+                    resource::annotation(d, protocol::LEGACY_NEEDS_HASH).is_some()
+                        || resource::annotation(d, protocol::LEGACY_BEHAVIOR).is_some()
+                }) {
+                    legacy::apply_generator_options(std::slice::from_mut(d))
+                        .map_err(|e| e.context(site))?;
+                }
+                Ok(doc::from_values(&docs))
+            }
+        }
     }
 
     /// Run the transformers `configs` over `resources`, one KEP call per run
@@ -508,6 +671,9 @@ impl Settings {
         optional: bool,
     ) -> Result<Vec<Doc>, Error> {
         for (loc, batch) in self.plan(configs, dir, kust_file)? {
+            if optional && matches!(loc, Location::Legacy(_) | Location::Krm(_)) {
+                continue;
+            }
             let first = &batch[0];
             let site = Site {
                 protocol: loc.protocol(),
@@ -517,51 +683,83 @@ impl Settings {
                 op: "transform",
                 kust_file,
             };
-            resources = match &loc {
-                Location::Legacy(_) | Location::Krm(_) if optional => resources,
-                Location::Legacy(path) => {
-                    CALLS.fetch_add(1, Ordering::Relaxed);
-                    let rs = doc::to_values(&resources);
-                    drop(resources);
-                    doc::from_values(&legacy::transform(self, path, first, rs, dir, &site)?)
-                }
-                Location::Krm(spec) => {
-                    CALLS.fetch_add(1, Ordering::Relaxed);
-                    let rs = doc::to_values(&resources);
-                    drop(resources);
-                    doc::from_values(&krm::transform(self, spec, first, rs, dir, &site)?)
-                }
-                // The shipped builtin keeps identities itself (it records
-                // renames in the build annotations), so resources travel as
-                // their JSON text both ways and are never parsed here.
-                Location::ShippedBuiltin(_) => {
-                    // The generators are consecutive configs of the shipped
-                    // builtin, so they all open the first call.
-                    debug_assert!(generate_first <= batch.len());
-                    let generators = std::mem::take(&mut generate_first).min(batch.len());
-                    let stdin = encode(BUILTIN_GROUP, batch, &resources);
-                    // Only a 127 answer needs the input back.
-                    let kept = if optional { resources } else { Vec::new() };
-                    match self.call(&loc, &site, dir, stdin, generators)? {
-                        Some(res) => doc::read_stream(&res.stdout)
-                            .map_err(|e| site.junk_error(&res, &e.message))?,
-                        None if optional => kept,
-                        None => return Err(unsupported_transform(&site)),
-                    }
-                }
-                Location::Kep(_) => {
-                    let rs = doc::to_values(&resources);
-                    drop(resources);
-                    let rs = self.transform_kep(&loc, &site, batch, rs, dir, optional)?;
-                    doc::from_values(&rs)
-                }
-            };
+            let call = self.begin(&loc, first, dir)?;
+            // The shipped builtin's generators are consecutive configs of
+            // it, so they all open the first call.
+            debug_assert!(generate_first <= batch.len());
+            let generators = std::mem::take(&mut generate_first).min(batch.len());
+            let before = self.audit.as_ref().map(|_| resources.clone());
+            let result = self.transform_call(
+                &loc,
+                batch,
+                resources,
+                dir,
+                &site,
+                optional,
+                generators,
+                &call.sandbox,
+            );
+            self.audit_call(&call, &site, batch, before.as_deref(), result.as_deref())?;
+            resources = result?;
         }
         Ok(resources)
     }
 
+    /// One transformer call of [`Settings::transform_inner`].
+    #[allow(clippy::too_many_arguments)]
+    fn transform_call(
+        &self,
+        loc: &Location,
+        batch: &[Value],
+        resources: Vec<Doc>,
+        dir: &Path,
+        site: &Site<'_>,
+        optional: bool,
+        generators: usize,
+        sandbox: &CallSandbox,
+    ) -> Result<Vec<Doc>, Error> {
+        let first = &batch[0];
+        Ok(match loc {
+            Location::Legacy(path) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                let rs = doc::to_values(&resources);
+                drop(resources);
+                doc::from_values(&legacy::transform(
+                    self, path, first, rs, dir, site, sandbox,
+                )?)
+            }
+            Location::Krm(spec) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                let rs = doc::to_values(&resources);
+                drop(resources);
+                doc::from_values(&krm::transform(self, spec, first, rs, dir, site, sandbox)?)
+            }
+            // The shipped builtin keeps identities itself (it records
+            // renames in the build annotations), so resources travel as
+            // their JSON text both ways and are never parsed here.
+            Location::ShippedBuiltin(_) => {
+                let stdin = encode(BUILTIN_GROUP, batch, &resources);
+                // Only a 127 answer needs the input back.
+                let kept = if optional { resources } else { Vec::new() };
+                match self.call(loc, site, dir, stdin, generators, sandbox)? {
+                    Some(res) => doc::read_stream(&res.stdout)
+                        .map_err(|e| site.junk_error(&res, &e.message))?,
+                    None if optional => kept,
+                    None => return Err(unsupported_transform(site)),
+                }
+            }
+            Location::Kep(_) => {
+                let rs = doc::to_values(&resources);
+                drop(resources);
+                let rs = self.transform_kep(loc, site, batch, rs, dir, optional, sandbox)?;
+                doc::from_values(&rs)
+            }
+        })
+    }
+
     /// A transform call to a KEP plugin: resources are tagged with the id
     /// annotation and the output matched back by it.
+    #[allow(clippy::too_many_arguments)]
     fn transform_kep(
         &self,
         loc: &Location,
@@ -570,6 +768,7 @@ impl Settings {
         mut resources: Vec<Value>,
         dir: &Path,
         optional: bool,
+        sandbox: &CallSandbox,
     ) -> Result<Vec<Value>, Error> {
         let group = group_of(&configs[0]);
         let before: Vec<ResId> = resources
@@ -581,7 +780,7 @@ impl Settings {
             })
             .collect();
         let stdin = encode_values(&group, configs, &resources);
-        let res = match self.call(loc, site, dir, stdin, 0)? {
+        let res = match self.call(loc, site, dir, stdin, 0, sandbox)? {
             Some(res) => res,
             None if optional => {
                 for r in &mut resources {
@@ -660,6 +859,55 @@ fn record_previous_id(r: &mut Value, old: &ResId) {
             None => value.to_string(),
         };
         resource::set_annotation(r, key, &joined);
+    }
+}
+
+/// A plugin's name as `kustom.lock` and the policy file write it (see
+/// [`crate::lock`]).
+pub fn plugin_name(loc: &Location, config: &Value) -> String {
+    match loc {
+        Location::Kep(_) if group_of(config) == BUILTIN_GROUP => "builtin override".into(),
+        Location::Kep(_) => format!("KEP {}", group_of(config)),
+        Location::Legacy(_) => {
+            let gvk = Gvk::from_api_version(resource::api_version(config), resource::kind(config));
+            let parts: Vec<&str> = [gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str()]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect();
+            format!("legacy {}", parts.join("/"))
+        }
+        Location::Krm(spec) => format!("KRM {}", spec.written),
+        Location::ShippedBuiltin(_) => "builtin (shipped)".into(),
+    }
+}
+
+/// Refuse a config whose apiVersion or kind could steer the plugin lookup
+/// out of the plugin directories: the group, version and kind become path
+/// components, so each must be a plain name (letters, digits, `.`, `-`,
+/// `_`; not `.` or `..`, no `..` inside a group).
+fn check_lookup_names(config: &Value, kust_file: &Path) -> Result<(), Error> {
+    let av = resource::api_version(config);
+    let kind = resource::kind(config);
+    let gvk = Gvk::from_api_version(av, kind);
+    let plain = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+            && !s.starts_with('.')
+            && !s.contains("..")
+    };
+    let bad = [
+        ("group", gvk.group.as_str(), gvk.group.is_empty() || plain(&gvk.group)),
+        ("version", gvk.version.as_str(), plain(&gvk.version)),
+        ("kind", kind, plain(kind)),
+    ]
+    .into_iter()
+    .find(|(_, _, ok)| !ok);
+    match bad {
+        None => Ok(()),
+        Some((what, value, _)) => Err(Error::new(format!(
+            "apiVersion {av:?} kind {kind:?} (listed in {}): the {what} {value:?} is not a plain name (letters, digits, '.', '-', '_'; no '..' or '/'); kustom refuses it because plugin lookup turns it into a path",
+            kust_file.display()
+        ))),
     }
 }
 

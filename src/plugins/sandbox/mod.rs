@@ -1,0 +1,490 @@
+//! Confinement of plugin processes (README, "Security model").
+//!
+//! Every plugin process — KEP, legacy exec, KRM exec function, the shipped
+//! builtin and the helm it runs — starts confined, unless the build says
+//! `--plugin-sandbox=off`:
+//!
+//! - **files** (Landlock): read the tree of the kustomization that listed
+//!   the config (everything with `--load-restrictor LoadRestrictionsNone`),
+//!   the plugin executable and its directory, the system paths of
+//!   [`system::SYSTEM_READ`] and its own `/proc/self`; write only a private
+//!   directory made for the call (`TMPDIR`, removed afterwards) and
+//!   `/dev/null`.
+//! - **network**: Landlock denies TCP bind and connect (ABI ≥ 4), and a
+//!   seccomp filter makes `socket(2)` fail with `EACCES` for every address
+//!   family (UDP, raw, netlink, packet, UNIX…) and `io_uring_setup(2)` fail
+//!   too (io_uring could open sockets without `socket(2)`). `socketpair(2)`
+//!   stays allowed: it connects nothing outside the plugin. Landlock's
+//!   scopes (ABI ≥ 6) also deny connecting to abstract UNIX sockets and
+//!   signalling processes outside the sandbox.
+//! - **privileges**: `no_new_privs`, so set-uid programs gain nothing.
+//! - **grants** widen this per build (flags) or per plugin (the user's
+//!   policy file, [`policy`]).
+//!
+//! The ruleset is built in kustom before `fork` (opening the allowed paths
+//! allocates); the child only calls `prctl`, `landlock_add_rule` for its own
+//! `/proc/self`, `landlock_restrict_self` and `seccomp`, which are safe
+//! between `fork` and `exec` of a multi-threaded process.
+
+pub mod args;
+pub mod policy;
+pub mod system;
+
+use kustom_api::Error;
+use landlock::{
+    Access, AccessFs, AccessNet, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    Scope, ABI,
+};
+use policy::{Grants, PolicyFile};
+use serde::Serialize;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Which environment a plugin gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EnvMode {
+    /// The build's environment (the KEP's rule), plus the protocol's variables.
+    Inherit,
+    /// Only `PATH`, `LANG`, `LC_*`, `TZ`, `TMPDIR`, a private `HOME`, the
+    /// protocol's variables and what `--plugin-env-pass` names.
+    Minimal,
+}
+
+/// Variables `--plugin-env=minimal` keeps from the build's environment.
+const MINIMAL_ENV: &[&str] = &["PATH", "LANG", "TZ"];
+
+/// The sandbox settings of a build.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    /// Confine plugins (`--plugin-sandbox=on`, the default).
+    pub enabled: bool,
+    /// `--plugin-allow-read/-write/-net` and `--plugin-env-pass`: for every plugin.
+    pub grants: Grants,
+    /// The user's per-plugin grants.
+    pub policy: PolicyFile,
+    /// `--plugin-env`.
+    pub env: EnvMode,
+    /// `--plugin-memory-limit` in bytes (address space); None: unlimited.
+    pub memory_limit: Option<u64>,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox {
+            enabled: true,
+            grants: Grants::default(),
+            policy: PolicyFile::default(),
+            env: EnvMode::Inherit,
+            memory_limit: Some(DEFAULT_MEMORY_LIMIT),
+        }
+    }
+}
+
+/// Default `--plugin-memory-limit`: 1 GiB of address space (`RLIMIT_AS`).
+/// The shipped builtin on the bench's largest tree, helm's Python front end
+/// and the example plugins stay well below (README, "Security model");
+/// a runaway allocation fails there instead of exhausting the machine.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
+
+/// The plugin a call runs, as the sandbox sees it.
+#[derive(Debug, Clone)]
+pub struct Subject<'a> {
+    /// Its name as in `kustom.lock` (`KEP <group>`, …; `builtin (shipped)`).
+    pub name: &'a str,
+    /// The executable.
+    pub exe: &'a Path,
+    /// Whether it is the shipped builtin (part of kustom).
+    pub shipped: bool,
+    /// The directory of the kustomization that listed its config.
+    pub tree: &'a Path,
+    /// Whether the build may read outside the tree (`LoadRestrictionsNone`).
+    pub read_anywhere: bool,
+    /// More paths this call must read (the helm executable for the builtin).
+    pub extra_read: Vec<PathBuf>,
+}
+
+/// The policy a call ran under, as the audit log and error messages show it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Policy {
+    /// Whether the process was confined.
+    pub confined: bool,
+    /// Readable paths beyond the system allow-list.
+    pub read: Vec<PathBuf>,
+    /// Writable paths.
+    pub write: Vec<PathBuf>,
+    /// Whether it had the network.
+    pub net: bool,
+    /// `inherit` or `minimal`.
+    pub env: EnvMode,
+    /// Address-space limit in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<u64>,
+}
+
+/// One call's sandbox: its private directory, the policy, the prepared
+/// Landlock ruleset and the environment.
+#[derive(Debug)]
+pub struct CallSandbox {
+    dir: tempfile::TempDir,
+    /// The policy applied.
+    pub policy: Policy,
+    /// The plugin's name (for messages).
+    pub plugin: String,
+    ruleset: Option<OwnedFd>,
+    seccomp: bool,
+    /// Clear the inherited environment first (`--plugin-env=minimal`).
+    pub clear_env: bool,
+    /// Variables to set (after clearing, if so).
+    pub env: Vec<(String, String)>,
+    policy_path: PathBuf,
+    finished: std::cell::Cell<Option<(Option<i32>, std::time::Duration)>>,
+}
+
+/// The running kernel's Landlock ABI (0: none), asked once.
+pub fn landlock_abi() -> i32 {
+    static ABI_VERSION: OnceLock<i32> = OnceLock::new();
+    *ABI_VERSION.get_or_init(|| {
+        // SAFETY: the version query takes no pointers (LANDLOCK_CREATE_RULESET_VERSION = 1).
+        let v = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<u8>(),
+                0usize,
+                1u32,
+            )
+        };
+        if v < 0 {
+            0
+        } else {
+            v as i32
+        }
+    })
+}
+
+impl Sandbox {
+    /// Prepare one call of `subject`: its private directory, environment and
+    /// ruleset. Refuses third-party plugins when the kernel cannot confine them.
+    pub fn prepare(&self, subject: &Subject<'_>) -> Result<CallSandbox, Error> {
+        let dir = tempfile::Builder::new()
+            .prefix("kustom-plugin-")
+            .tempdir()
+            .map_err(|e| {
+                Error::new(format!(
+                    "creating the private temporary directory for {}: {e}",
+                    subject.name
+                ))
+            })?;
+        let grants = self
+            .grants
+            .union(&self.policy.grants_for(subject.name));
+        let env_mode = self.env;
+        let home = dir.path().join("home");
+        let mut env = Vec::new();
+        if self.enabled {
+            std::fs::create_dir(&home).map_err(|e| {
+                Error::new(format!("creating {}: {e}", home.display()))
+            })?;
+            env.push(("TMPDIR".to_string(), dir.path().display().to_string()));
+        }
+        let clear_env = self.enabled && env_mode == EnvMode::Minimal;
+        if clear_env {
+            env.push(("HOME".to_string(), home.display().to_string()));
+            for (k, v) in std::env::vars_os() {
+                let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else {
+                    continue;
+                };
+                let keep = MINIMAL_ENV.contains(&k)
+                    || k.starts_with("LC_")
+                    || grants.env_pass.iter().any(|p| p == k);
+                if keep {
+                    env.push((k.to_string(), v.to_string()));
+                }
+            }
+        }
+        let mut read: Vec<PathBuf> = Vec::new();
+        if subject.read_anywhere {
+            read.push(PathBuf::from("/"));
+        } else {
+            read.push(subject.tree.to_path_buf());
+        }
+        let exe = subject
+            .exe
+            .canonicalize()
+            .unwrap_or_else(|_| subject.exe.to_path_buf());
+        if subject.shipped {
+            // kustom itself: the executable, not its directory.
+            read.push(exe.clone());
+        } else if let Some(parent) = exe.parent() {
+            read.push(parent.to_path_buf());
+        }
+        read.extend(subject.extra_read.iter().cloned());
+        read.extend(grants.read.iter().cloned());
+        let mut write = vec![dir.path().to_path_buf()];
+        write.extend(grants.write.iter().cloned());
+        let policy = Policy {
+            confined: self.enabled,
+            read,
+            write,
+            net: grants.net,
+            env: env_mode,
+            memory_limit: self.memory_limit,
+        };
+        let ruleset = if self.enabled {
+            if landlock_abi() < 1 {
+                if !subject.shipped {
+                    return Err(Error::new(format!(
+                        "refusing to run {} ({}): this kernel has no Landlock (Linux ≥ 5.13 with landlock enabled in the LSM list), so kustom cannot confine it to its tree; run it unconfined only if you trust it: --plugin-sandbox=off",
+                        subject.name,
+                        subject.exe.display()
+                    )));
+                }
+                tracing::debug!("no Landlock: the shipped builtin runs with the seccomp filter only");
+                None
+            } else {
+                Some(build_ruleset(&policy).map_err(|e| {
+                    Error::new(format!(
+                        "preparing the sandbox of {} ({}): {e}",
+                        subject.name,
+                        subject.exe.display()
+                    ))
+                })?)
+            }
+        } else {
+            None
+        };
+        Ok(CallSandbox {
+            dir,
+            plugin: subject.name.to_string(),
+            seccomp: self.enabled && !policy.net,
+            policy,
+            ruleset,
+            clear_env,
+            env,
+            policy_path: self.policy.path.clone(),
+            finished: std::cell::Cell::new(None),
+        })
+    }
+}
+
+/// Landlock rights to read (and execute) below a path; files get the file
+/// subset (directory rights on a file are invalid).
+fn read_rights(abi: ABI, is_dir: bool) -> landlock::BitFlags<AccessFs> {
+    let r = AccessFs::from_read(abi);
+    if is_dir {
+        r
+    } else {
+        r & AccessFs::from_file(abi)
+    }
+}
+
+fn all_rights(abi: ABI, is_dir: bool) -> landlock::BitFlags<AccessFs> {
+    let r = AccessFs::from_all(abi);
+    if is_dir {
+        r
+    } else {
+        r & AccessFs::from_file(abi)
+    }
+}
+
+/// Build the Landlock ruleset of a policy (in kustom, before fork).
+fn build_ruleset(policy: &Policy) -> Result<OwnedFd, String> {
+    let abi = ABI::from(landlock_abi());
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(|e| e.to_string())?;
+    if !policy.net && AccessNet::from_all(abi) != landlock::BitFlags::EMPTY {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(|e| e.to_string())?;
+    }
+    if Scope::from_all(abi) != landlock::BitFlags::EMPTY {
+        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(|e| e.to_string())?;
+    }
+    let mut created = ruleset.create().map_err(|e| e.to_string())?;
+    let mut add = |path: &Path, write: bool| -> Result<(), String> {
+        // Missing paths are skipped: the lists cover several layouts.
+        let Ok(meta) = std::fs::metadata(path) else {
+            return Ok(());
+        };
+        let Ok(fd) = PathFd::new(path) else {
+            return Ok(());
+        };
+        let rights = if write {
+            all_rights(abi, meta.is_dir())
+        } else {
+            read_rights(abi, meta.is_dir())
+        };
+        (&mut created)
+            .add_rule(PathBeneath::new(fd, rights))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(())
+    };
+    for entry in system::SYSTEM_READ {
+        add(Path::new(entry.path), entry.access == system::Access::ReadWrite)?;
+    }
+    if policy.net {
+        for entry in system::NET_READ {
+            add(Path::new(entry.path), false)?;
+        }
+    }
+    for p in &policy.read {
+        add(p, false)?;
+    }
+    for p in &policy.write {
+        add(p, true)?;
+    }
+    let fd: Option<OwnedFd> = created.into();
+    fd.ok_or_else(|| "the kernel did not create a Landlock ruleset".to_string())
+}
+
+/// The seccomp program that denies sockets (built once).
+fn socket_filter() -> &'static seccompiler::BpfProgram {
+    static PROGRAM: OnceLock<seccompiler::BpfProgram> = OnceLock::new();
+    PROGRAM.get_or_init(|| {
+        use seccompiler::{SeccompAction, SeccompFilter, TargetArch};
+        let arch: TargetArch = std::env::consts::ARCH
+            .try_into()
+            .expect("seccompiler supports this architecture");
+        let rules = [libc::SYS_socket, libc::SYS_io_uring_setup]
+            .into_iter()
+            .map(|nr| (nr, Vec::new()))
+            .collect();
+        let filter = SeccompFilter::new(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::Errno(libc::EACCES as u32),
+            arch,
+        )
+        .expect("a fixed, valid seccomp filter");
+        filter.try_into().expect("a fixed filter compiles")
+    })
+}
+
+/// What the child applies between fork and exec: plain values only.
+#[derive(Debug, Clone, Copy)]
+pub struct ChildSetup {
+    ruleset: Option<RawFd>,
+    seccomp: Option<&'static seccompiler::BpfProgram>,
+    memory_limit: Option<u64>,
+}
+
+impl CallSandbox {
+    /// The private directory (TMPDIR), removed when the call is dropped.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Note how the process ended (exit status, wall-clock time).
+    pub fn set_finished(&self, status: Option<i32>, elapsed: std::time::Duration) {
+        self.finished.set(Some((status, elapsed)));
+    }
+
+    /// How the process ended, once it has.
+    pub fn finished(&self) -> Option<(Option<i32>, std::time::Duration)> {
+        self.finished.get()
+    }
+
+    /// What the child must apply before exec.
+    pub fn child_setup(&self) -> ChildSetup {
+        ChildSetup {
+            ruleset: self.ruleset.as_ref().map(|fd| fd.as_raw_fd()),
+            seccomp: self.seccomp.then(socket_filter),
+            memory_limit: self.memory_limit(),
+        }
+    }
+
+    fn memory_limit(&self) -> Option<u64> {
+        self.policy.memory_limit
+    }
+
+    /// For an error message: that the plugin ran confined, what it was
+    /// allowed and which grant widens it. Empty when it was not confined.
+    pub fn explain(&self) -> String {
+        if !self.policy.confined {
+            return String::new();
+        }
+        let list = |ps: &[PathBuf]| {
+            ps.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mem = match self.policy.memory_limit {
+            Some(m) => format!("; memory (address space) limit {} MiB", m >> 20),
+            None => String::new(),
+        };
+        format!(
+            "\nnote: the plugin ran confined (--plugin-sandbox=on): it could read {} and the system paths kustom allows (README, \"Security model\"), write only {}, {}; environment {}{mem}.\n  If it needs more, grant it to this plugin in {} (plugin: {:?}, allowRead/allowWrite/allowNet/envPass) or to every plugin of this build with --plugin-allow-read PATH, --plugin-allow-write PATH, --plugin-allow-net, --plugin-env-pass NAME, --plugin-memory-limit BYTES",
+            list(&self.policy.read),
+            list(&self.policy.write),
+            if self.policy.net { "with the network" } else { "no network (sockets denied)" },
+            match self.policy.env {
+                EnvMode::Inherit => "inherited",
+                EnvMode::Minimal => "minimal (--plugin-env=minimal)",
+            },
+            self.policy_path.display(),
+            self.plugin,
+        )
+    }
+}
+
+impl ChildSetup {
+    /// Apply in the child, between fork and exec. Only async-signal-safe
+    /// calls: no allocation, no locks.
+    pub fn apply(&self) -> std::io::Result<()> {
+        // SAFETY: plain system calls on values owned by this process; the
+        // pointers passed point to live stack values and static strings.
+        unsafe {
+            if let Some(limit) = self.memory_limit {
+                let rl = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &rl) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if self.ruleset.is_some() || self.seccomp.is_some() {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some(fd) = self.ruleset {
+                let proc_self = libc::open(
+                    c"/proc/self".as_ptr(),
+                    libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
+                );
+                if proc_self >= 0 {
+                    #[repr(C, packed)]
+                    struct PathBeneathAttr {
+                        allowed_access: u64,
+                        parent_fd: i32,
+                    }
+                    // LANDLOCK_ACCESS_FS_EXECUTE | READ_FILE | READ_DIR.
+                    let attr = PathBeneathAttr {
+                        allowed_access: 1 | 4 | 8,
+                        parent_fd: proc_self,
+                    };
+                    // LANDLOCK_RULE_PATH_BENEATH = 1; a failure only leaves /proc/self unreadable.
+                    libc::syscall(
+                        libc::SYS_landlock_add_rule,
+                        fd,
+                        1u32,
+                        &attr as *const PathBeneathAttr,
+                        0u32,
+                    );
+                    libc::close(proc_self);
+                }
+                if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some(program) = self.seccomp {
+                seccompiler::apply_filter(program).map_err(|_| std::io::Error::last_os_error())?;
+            }
+        }
+        Ok(())
+    }
+}
