@@ -208,7 +208,16 @@ fn kep_generator_runs_in_its_kustomization_directory() {
         "apiVersion: dir.example.com/v1\nkind: Here\nmetadata:\n  name: g\n",
     );
     env.write("tree/overlay/kustomization.yaml", "resources:\n- ../base\n");
-    let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", "tree/overlay"]));
+    // The plugin runs confined: the log outside its tree needs a grant.
+    std::fs::write(&log, "").expect("log");
+    let grant = log.display().to_string();
+    let out = ok(&env.kustom(&[
+        "build",
+        "--enable-alpha-plugins",
+        "--plugin-allow-write",
+        &grant,
+        "tree/overlay",
+    ]));
     assert_contains(&out, &["name: from-base"]);
     let calls = std::fs::read_to_string(&log).expect("log");
     let base = env.root().join("tree/base").canonicalize().expect("canon");
@@ -546,10 +555,15 @@ fn hanging_plugin_is_killed_with_its_children() {
         ),
     );
     one_generator(&env, "hang.example.com");
+    // The plugin runs confined: the pid file outside its tree needs a grant.
+    std::fs::write(&pidfile, "").expect("pid file");
+    let grant = pidfile.display().to_string();
     let start = Instant::now();
     let err = fails(&env.kustom(&[
         "build",
         "--enable-alpha-plugins",
+        "--plugin-allow-write",
+        &grant,
         "--plugin-timeout",
         "1",
         "app",
