@@ -64,9 +64,8 @@ pub struct CallRecord<'a> {
 impl AuditLog {
     /// Create (truncate) `path`.
     pub fn create(path: &Path) -> Result<AuditLog, Error> {
-        let file = std::fs::File::create(path).map_err(|e| {
-            Error::new(format!("--audit-log {}: {e}", path.display()))
-        })?;
+        let file = std::fs::File::create(path)
+            .map_err(|e| Error::new(format!("--audit-log {}: {e}", path.display())))?;
         Ok(AuditLog {
             path: path.to_path_buf(),
             file: Mutex::new(file),
@@ -120,9 +119,9 @@ pub fn changes(before: &[Doc], after: &[Doc]) -> Vec<Value> {
         let renamed = same.is_none().then(|| {
             // The most recent previous id first: the rename this call made.
             let prev = doc.previous_ids();
-            prev.iter().rev().find_map(|p| {
-                (0..before.len()).find(|&i| !used[i] && before_ids[i].equals(p))
-            })
+            prev.iter()
+                .rev()
+                .find_map(|p| (0..before.len()).find(|&i| !used[i] && before_ids[i].equals(p)))
         });
         match same.or(renamed.flatten()) {
             Some(i) => {
@@ -210,16 +209,22 @@ mod tests {
     #[test]
     fn changes_name_added_removed_renamed_and_modified_fields() {
         let before = vec![
-            doc(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "1"}})),
+            doc(
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "1"}}),
+            ),
             doc(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "gone"}})),
             doc(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}})),
         ];
         let after = vec![
-            doc(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "2", "a/b": "x"}})),
-            doc(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "p-s", "annotations": {
+            doc(
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "2", "a/b": "x"}}),
+            ),
+            doc(
+                json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "p-s", "annotations": {
                 "internal.config.kubernetes.io/previousNames": "s",
                 "internal.config.kubernetes.io/previousKinds": "Service",
-                "internal.config.kubernetes.io/previousNamespaces": "default"}}})),
+                "internal.config.kubernetes.io/previousNamespaces": "default"}}}),
+            ),
             doc(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "new"}})),
         ];
         let got = changes(&before, &after);

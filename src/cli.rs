@@ -166,7 +166,11 @@ fn init_logging(verbose: u8) {
 
 /// `kustom build`.
 pub fn build(args: &BuildArgs) -> Result<(), Error> {
-    build_with(args, crate::lock_cmd::lock_state(&args.dir, args.locked)?, true)
+    build_with(
+        args,
+        crate::lock_cmd::lock_state(&args.dir, args.locked)?,
+        true,
+    )
 }
 
 /// Build with the lock state `lock`; write the output when `write`.

@@ -45,6 +45,25 @@ macro_rules! helm_or_skip {
     };
 }
 
+/// `--plugin-allow-read` grants for a helm installed outside the system
+/// paths (plugins, the builtin's helm too, run confined): its prefix (the
+/// directory above its `bin/`), and for `.ci/install-helm.sh`'s front end
+/// the prefix of the Python its virtualenv was made from.
+fn helm_reads(helm: &Path) -> Vec<String> {
+    let prefix = |p: &Path| {
+        p.canonicalize()
+            .ok()
+            .and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
+    };
+    let mut dirs: Vec<PathBuf> = prefix(helm).into_iter().collect();
+    if let Some(p) = dirs.first().map(|d| d.join("venv/bin/python")) {
+        dirs.extend(prefix(&p));
+    }
+    dirs.iter()
+        .flat_map(|d| ["--plugin-allow-read".to_string(), d.display().to_string()])
+        .collect()
+}
+
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -92,16 +111,16 @@ fn builtin_helm_charts_inflate_the_local_chart() {
     let helm = helm_or_skip!();
     let tmp = tempfile::tempdir().expect("temp");
     let tree = repo().join("examples/helm");
-    let out = ok(&kustom(
-        tmp.path(),
-        &[
-            "build",
-            "--enable-helm",
-            "--helm-command",
-            s(&helm),
-            s(&tree),
-        ],
-    ));
+    let grants = helm_reads(&helm);
+    let mut args = vec![
+        "build",
+        "--enable-helm",
+        "--helm-command",
+        s(&helm),
+        s(&tree),
+    ];
+    args.extend(grants.iter().map(String::as_str));
+    let out = ok(&kustom(tmp.path(), &args));
     let want = std::fs::read_to_string(tree.join("expected.yaml")).expect("expected");
     assert_eq!(out, want);
     // Values inline and from files, CRDs in, test hooks out, api versions seen.
@@ -189,16 +208,16 @@ fn kep_chart_plugin_inflates_and_references_follow_renames() {
         ],
     ));
     let tree = repo().join("examples/helm-chart-plugin");
-    let out = ok(&kustom(
-        &xdg,
-        &[
-            "build",
-            "--enable-alpha-plugins",
-            "--helm-command",
-            s(&helm),
-            s(&tree),
-        ],
-    ));
+    let grants = helm_reads(&helm);
+    let mut args = vec![
+        "build",
+        "--enable-alpha-plugins",
+        "--helm-command",
+        s(&helm),
+        s(&tree),
+    ];
+    args.extend(grants.iter().map(String::as_str));
+    let out = ok(&kustom(&xdg, &args));
     let want = std::fs::read_to_string(tree.join("expected.yaml")).expect("expected");
     assert_eq!(out, want);
     assert!(

@@ -119,7 +119,10 @@ pub fn run(
             } else {
                 ""
             };
-            Error::new(format!("cannot start {}: {e}{why}{note}", program.display()))
+            Error::new(format!(
+                "cannot start {}: {e}{why}{note}",
+                program.display()
+            ))
         })?;
         live.push(child.id() as i32);
         child
@@ -279,7 +282,10 @@ fn children() -> Vec<i32> {
     };
     for task in tasks.flatten() {
         if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
-            out.extend(text.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+            out.extend(
+                text.split_whitespace()
+                    .filter_map(|p| p.parse::<i32>().ok()),
+            );
         }
     }
     out

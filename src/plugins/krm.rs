@@ -262,8 +262,16 @@ fn invoke(
     let env_refs: Vec<(&str, String)> = env.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     let args: Vec<&str> = spec.args.iter().map(String::as_str).collect();
     tracing::debug!(function = %spec.path.display(), dir = %dir.display(), "KRM exec function call");
-    let out = exec::run(&spec.path, &args, dir, &env_refs, stdin, settings.limits, sandbox)
-        .map_err(|e| e.context(site))?;
+    let out = exec::run(
+        &spec.path,
+        &args,
+        dir,
+        &env_refs,
+        stdin,
+        settings.limits,
+        sandbox,
+    )
+    .map_err(|e| e.context(site))?;
     let parsed = parse_output(&out.stdout);
     let (items, results) = match parsed {
         Ok(v) => v,
@@ -427,7 +435,12 @@ mod tests {
         assert_eq!(spec.args, vec!["a", "b"]);
         assert_eq!(spec.envs, vec!["X=1"]);
         assert_eq!(
-            function_spec(&json!({"kind": "Fn", "metadata": {"name": "f"}}), dir, false).expect("ok"),
+            function_spec(
+                &json!({"kind": "Fn", "metadata": {"name": "f"}}),
+                dir,
+                false
+            )
+            .expect("ok"),
             None
         );
     }
@@ -456,8 +469,8 @@ mod tests {
         let e = function_spec(&with_fn("container:\n  image: gcr.io/x/y\n"), dir, false)
             .expect_err("container");
         assert!(e.message.contains("container runtime"), "{e}");
-        let e =
-            function_spec(&with_fn("exec:\n  path: ./x\n  pth: y\n"), dir, false).expect_err("unknown");
+        let e = function_spec(&with_fn("exec:\n  path: ./x\n  pth: y\n"), dir, false)
+            .expect_err("unknown");
         assert!(e.message.contains("unknown field \"pth\""), "{e}");
         let e = function_spec(&with_fn("exec: {}\n"), dir, false).expect_err("no path");
         assert!(e.message.contains("exec.path"), "{e}");

@@ -291,8 +291,7 @@ fn invoke(
     }
     env.push((ENV_CONFIG_ROOT, dir.display().to_string()));
     tracing::debug!(plugin = %path.display(), config = %file_arg, dir = %dir.display(), "legacy exec plugin call");
-    let out =
-        exec::run(path, &args, dir, &env, stdin, settings.limits, sandbox)
+    let out = exec::run(path, &args, dir, &env, stdin, settings.limits, sandbox)
         .map_err(|e| e.context(site))?;
     if out.status != Some(0) {
         return Err(site.status_error(&out, &format!(" (config file {file_arg})")));

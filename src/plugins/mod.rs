@@ -896,7 +896,11 @@ fn check_lookup_names(config: &Value, kust_file: &Path) -> Result<(), Error> {
             && !s.contains("..")
     };
     let bad = [
-        ("group", gvk.group.as_str(), gvk.group.is_empty() || plain(&gvk.group)),
+        (
+            "group",
+            gvk.group.as_str(),
+            gvk.group.is_empty() || plain(&gvk.group),
+        ),
         ("version", gvk.version.as_str(), plain(&gvk.version)),
         ("kind", kind, plain(kind)),
     ]

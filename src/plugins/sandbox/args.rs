@@ -81,7 +81,11 @@ fn parse_size(s: &str) -> Result<u64, String> {
     let n: u64 = digits
         .parse()
         .map_err(|_| format!("{s:?}: want a size such as 2G, 512M or 1048576"))?;
-    let shift = match unit.to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
+    let shift = match unit
+        .to_ascii_uppercase()
+        .trim_end_matches("IB")
+        .trim_end_matches('B')
+    {
         "" => 0,
         "K" => 10,
         "M" => 20,

@@ -176,16 +176,13 @@ impl Sandbox {
                     subject.name
                 ))
             })?;
-        let grants = self
-            .grants
-            .union(&self.policy.grants_for(subject.name));
+        let grants = self.grants.union(&self.policy.grants_for(subject.name));
         let env_mode = self.env;
         let home = dir.path().join("home");
         let mut env = Vec::new();
         if self.enabled {
-            std::fs::create_dir(&home).map_err(|e| {
-                Error::new(format!("creating {}: {e}", home.display()))
-            })?;
+            std::fs::create_dir(&home)
+                .map_err(|e| Error::new(format!("creating {}: {e}", home.display())))?;
             env.push(("TMPDIR".to_string(), dir.path().display().to_string()));
         }
         let clear_env = self.enabled && env_mode == EnvMode::Minimal;
@@ -240,7 +237,9 @@ impl Sandbox {
                         subject.exe.display()
                     )));
                 }
-                tracing::debug!("no Landlock: the shipped builtin runs with the seccomp filter only");
+                tracing::debug!(
+                    "no Landlock: the shipped builtin runs with the seccomp filter only"
+                );
                 None
             } else {
                 Some(build_ruleset(&policy).map_err(|e| {
@@ -300,7 +299,9 @@ fn build_ruleset(policy: &Policy) -> Result<OwnedFd, String> {
             .map_err(|e| e.to_string())?;
     }
     if Scope::from_all(abi) != landlock::BitFlags::EMPTY {
-        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(|e| e.to_string())?;
+        ruleset = ruleset
+            .scope(Scope::from_all(abi))
+            .map_err(|e| e.to_string())?;
     }
     let mut created = ruleset.create().map_err(|e| e.to_string())?;
     let mut add = |path: &Path, write: bool| -> Result<(), String> {
@@ -322,7 +323,10 @@ fn build_ruleset(policy: &Policy) -> Result<OwnedFd, String> {
         Ok(())
     };
     for entry in system::SYSTEM_READ {
-        add(Path::new(entry.path), entry.access == system::Access::ReadWrite)?;
+        add(
+            Path::new(entry.path),
+            entry.access == system::Access::ReadWrite,
+        )?;
     }
     if policy.net {
         for entry in system::NET_READ {

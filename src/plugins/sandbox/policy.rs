@@ -163,7 +163,10 @@ mod tests {
         assert_eq!(sops.read, vec![PathBuf::from("/keys/age.txt")]);
         assert!(sops.net);
         assert_eq!(sops.env_pass, vec!["SOPS_AGE_KEY_FILE".to_string()]);
-        assert_eq!(policy.grants_for("KEP other.example.com"), Grants::default());
+        assert_eq!(
+            policy.grants_for("KEP other.example.com"),
+            Grants::default()
+        );
         assert_eq!(
             policy.grants_for("legacy x/v1/Y").write,
             vec![PathBuf::from("/out")]
@@ -175,8 +178,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = PolicyFile::path_in(dir.path());
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, "plugins:\n- plugin: KEP a.b\n  allowEverything: true\n").unwrap();
+        std::fs::write(
+            &file,
+            "plugins:\n- plugin: KEP a.b\n  allowEverything: true\n",
+        )
+        .unwrap();
         let err = PolicyFile::load(dir.path()).unwrap_err().to_string();
-        assert!(err.contains(POLICY_FILE) && err.contains("allowEverything"), "{err}");
+        assert!(
+            err.contains(POLICY_FILE) && err.contains("allowEverything"),
+            "{err}"
+        );
     }
 }
