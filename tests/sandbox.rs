@@ -1,0 +1,588 @@
+//! Plugins run confined, contained, pinned and audited (README, "Security
+//! model"): KEP, legacy and KRM plugins probing what they may touch, runaway
+//! processes, `kustom lock` and `--audit-log`.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        let env = Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+        };
+        std::fs::create_dir_all(env.home()).expect("home");
+        std::fs::create_dir_all(env.xdg()).expect("xdg");
+        env
+    }
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+    fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+    fn xdg(&self) -> PathBuf {
+        self.root().join("xdg")
+    }
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.root().join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+    fn exe(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.write(rel, text);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        p
+    }
+    fn kustom(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_kustom"))
+            .args(args)
+            .env("XDG_CONFIG_HOME", self.xdg())
+            .env("HOME", self.home())
+            .env("SECRET_TOKEN", "hunter2")
+            .env_remove("KUSTOMIZE_PLUGIN_HOME")
+            .current_dir(self.root())
+            .output()
+            .expect("run kustom")
+    }
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "expected success, got {:?}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn fails(o: &Output) -> String {
+    assert!(
+        !o.status.success(),
+        "expected failure, got output:\n{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(o.stdout.is_empty(), "a failed build printed output");
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// How a probe plugin is called.
+#[derive(Clone, Copy, Debug)]
+enum Protocol {
+    Kep,
+    Legacy,
+    Krm,
+}
+
+/// A shell plugin that tries everything a hostile plugin would and writes
+/// one ConfigMap whose data says, per attempt, `OK` or `DENIED`. `own`
+/// reads its own configuration (STDIN, or the legacy config file).
+fn probe_script(protocol: Protocol, env: &Env, port: u16) -> String {
+    let kustom_dir = Path::new(env!("CARGO_BIN_EXE_kustom"))
+        .parent()
+        .expect("dir")
+        .display()
+        .to_string();
+    let header = match protocol {
+        Protocol::Kep => "[ \"$1\" = generate ] || exit 127\nown() { cat; }\n",
+        Protocol::Legacy => "own() { cat \"$CONFIG_FILE\"; }\nCONFIG_FILE=\"$1\"\n",
+        Protocol::Krm => "own() { cat; }\n",
+    };
+    format!(
+        r#"#!/bin/sh
+{header}
+try() {{ if eval "$2" >/dev/null 2>&1; then echo "  $1: OK"; else echo "  $1: DENIED"; fi; }}
+own > "$TMPDIR/own.txt" 2>/dev/null
+echo "apiVersion: v1"
+echo "kind: ConfigMap"
+echo "metadata:"
+echo "  name: probe"
+echo "data:"
+try own_config "grep -q probe-config '$TMPDIR/own.txt'"
+try tree_file "grep -q tree-data data.txt"
+try home_key "cat '{home}/.ssh/id_ed25519'"
+try beside_tree "cat '{root}/beside.txt'"
+try etc_passwd "cat /etc/passwd"
+try kustom_dir "ls '{kustom_dir}'"
+try env_secret "test -n \"\$SECRET_TOKEN\""
+try write_tree "echo x > ./written-by-plugin"
+try write_outside "echo x > '{root}/written-by-plugin'"
+try write_tmp "echo x > \"\$TMPDIR/scratch\""
+try connect "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), timeout=2)'"
+"#,
+        home = env.home().display(),
+        root = env.root().display(),
+    )
+}
+
+/// Install the probe for `protocol` and a tree that runs it; the build's args.
+fn install_probe(env: &Env, protocol: Protocol, port: u16) -> Vec<String> {
+    env.write("home/.ssh/id_ed25519", "PRIVATE KEY\n");
+    env.write("beside.txt", "beside\n");
+    env.write("tree/data.txt", "tree-data\n");
+    let script = probe_script(protocol, env, port);
+    let (config, mut args) = match protocol {
+        Protocol::Kep => {
+            env.exe("xdg/kustomize/plugins/probe.example.com", &script);
+            (
+                "apiVersion: probe.example.com/v1\nkind: Probe\nmetadata:\n  name: probe-config\n"
+                    .to_string(),
+                vec!["--enable-alpha-plugins".to_string()],
+            )
+        }
+        Protocol::Legacy => {
+            env.exe(
+                "xdg/kustomize/plugin/probe.example.com/v1/probe/Probe",
+                &script,
+            );
+            (
+                "apiVersion: probe.example.com/v1\nkind: Probe\nmetadata:\n  name: probe-config\n"
+                    .to_string(),
+                vec!["--enable-alpha-plugins".to_string()],
+            )
+        }
+        Protocol::Krm => {
+            env.exe("tree/probe.sh", &script);
+            (
+                "apiVersion: probe.example.com/v1\nkind: Probe\nmetadata:\n  name: probe-config\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: ./probe.sh\n".to_string(),
+                vec!["--enable-alpha-plugins".to_string(), "--enable-exec".to_string()],
+            )
+        }
+    };
+    env.write("tree/probe.yaml", &config);
+    env.write("tree/kustomization.yaml", "generators:\n- probe.yaml\n");
+    args.push("tree".into());
+    args
+}
+
+/// The probe's verdicts, from the build output.
+fn verdicts(out: &str) -> Vec<(String, String)> {
+    out.lines()
+        .filter_map(|l| l.trim().split_once(": "))
+        .filter(|(_, v)| *v == "OK" || *v == "DENIED")
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn probe(protocol: Protocol, extra: &[&str]) -> (Vec<(String, String)>, bool) {
+    let env = Env::new();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let port = listener.local_addr().expect("addr").port();
+    let mut args = vec!["build".to_string()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(install_probe(&env, protocol, port));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = ok(&env.kustom(&argv));
+    let connected = listener.accept().is_ok();
+    let wrote = env.root().join("written-by-plugin").exists()
+        || env.root().join("tree/written-by-plugin").exists();
+    let mut v = verdicts(&out);
+    assert_eq!(v.len(), 11, "{protocol:?}: probe output:\n{out}");
+    assert_eq!(
+        connected,
+        v.iter().any(|(k, r)| k == "connect" && r == "OK"),
+        "{protocol:?}: the listener's view and the plugin's disagree"
+    );
+    v.sort();
+    (v, wrote)
+}
+
+fn expect(v: &[(String, String)], allowed: &[&str], protocol: Protocol) {
+    for (k, r) in v {
+        let want = if allowed.contains(&k.as_str()) {
+            "OK"
+        } else {
+            "DENIED"
+        };
+        assert_eq!(r, want, "{protocol:?}: {k} was {r}, want {want}: {v:?}");
+    }
+}
+
+#[test]
+fn confined_plugins_of_every_protocol_touch_only_their_tree() {
+    for protocol in [Protocol::Kep, Protocol::Legacy, Protocol::Krm] {
+        let (v, wrote) = probe(protocol, &["--plugin-env=minimal"]);
+        expect(&v, &["own_config", "tree_file", "write_tmp"], protocol);
+        assert!(!wrote, "{protocol:?}: a file was written outside TMPDIR");
+    }
+}
+
+#[test]
+fn the_environment_is_inherited_by_default_and_grants_widen_the_sandbox() {
+    let (v, _) = probe(Protocol::Kep, &[]);
+    expect(
+        &v,
+        &["own_config", "tree_file", "write_tmp", "env_secret"],
+        Protocol::Kep,
+    );
+    let env = Env::new();
+    let (v, _) = probe(
+        Protocol::Kep,
+        &[
+            "--plugin-env=minimal",
+            "--plugin-env-pass",
+            "SECRET_TOKEN",
+            "--plugin-allow-read",
+            &env.root().display().to_string(),
+            "--plugin-allow-read",
+            "/etc/passwd",
+            "--plugin-allow-net",
+        ],
+    );
+    // The grant names another scratch directory: the probe's own stay denied.
+    expect(
+        &v,
+        &[
+            "own_config",
+            "tree_file",
+            "write_tmp",
+            "env_secret",
+            "etc_passwd",
+            "connect",
+        ],
+        Protocol::Kep,
+    );
+    let (v, wrote) = probe(Protocol::Kep, &["--plugin-sandbox=off"]);
+    assert!(v.iter().all(|(k, r)| r == "OK" || k == "connect"), "{v:?}");
+    assert!(wrote);
+}
+
+#[test]
+fn a_denial_is_explained_with_the_grants_that_widen_it() {
+    let env = Env::new();
+    env.write("secret.txt", "s\n");
+    env.exe(
+        "xdg/kustomize/plugins/reader.example.com",
+        &format!(
+            "#!/bin/sh\n[ \"$1\" = generate ] || exit 127\ncat '{}'\n",
+            env.root().join("secret.txt").display()
+        ),
+    );
+    env.write(
+        "tree/gen.yaml",
+        "apiVersion: reader.example.com/v1\nkind: R\nmetadata:\n  name: r\n",
+    );
+    env.write("tree/kustomization.yaml", "generators:\n- gen.yaml\n");
+    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    for part in [
+        "Permission denied",
+        "ran confined",
+        "could read",
+        "no network",
+        "--plugin-allow-read PATH",
+        "plugin-policy.yaml",
+        "\"KEP reader.example.com\"",
+    ] {
+        assert!(err.contains(part), "missing {part:?} in:\n{err}");
+    }
+    // The per-plugin grant in the user's policy file lets it read the file.
+    env.write(
+        "xdg/kustomize/plugin-policy.yaml",
+        &format!(
+            "plugins:\n- plugin: KEP reader.example.com\n  allowRead: ['{}']\n",
+            env.root().join("secret.txt").display()
+        ),
+    );
+    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    assert!(
+        !err.contains("Permission denied") && err.contains("\"s\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn lookup_names_cannot_leave_the_plugin_directories() {
+    let env = Env::new();
+    env.exe(
+        "x/payload/v/evil/Evil",
+        "#!/bin/sh\necho pwned > /tmp/kustom-lookup-pwned\n",
+    );
+    for (api_version, kind) in [
+        ("../../../../x/payload/v", "Evil"),
+        ("a..b/v1", "Evil"),
+        ("example.com/../v1", "Evil"),
+        ("example.com/v1", "../Evil"),
+    ] {
+        env.write(
+            "tree/gen.yaml",
+            &format!("apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: e\n"),
+        );
+        env.write("tree/kustomization.yaml", "generators:\n- gen.yaml\n");
+        let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+        assert!(err.contains("not a plain name"), "{api_version}: {err}");
+    }
+}
+
+// ------------------------------------------------------------ containment
+
+fn runaway(env: &Env, body: &str, pidfile: &Path) -> (String, Duration) {
+    env.exe(
+        "xdg/kustomize/plugins/runaway.example.com",
+        &format!(
+            "#!/bin/sh\n[ \"$1\" = generate ] || exit 127\nexport PIDFILE='{}'\n{body}",
+            pidfile.display()
+        ),
+    );
+    env.write(
+        "tree/gen.yaml",
+        "apiVersion: runaway.example.com/v1\nkind: R\nmetadata:\n  name: r\n",
+    );
+    env.write("tree/kustomization.yaml", "generators:\n- gen.yaml\n");
+    std::fs::write(pidfile, "").expect("pid file");
+    let grant = pidfile.display().to_string();
+    let start = Instant::now();
+    let err = fails(&env.kustom(&[
+        "build",
+        "--enable-alpha-plugins",
+        "--plugin-timeout",
+        "3",
+        "--plugin-allow-write",
+        &grant,
+        "tree",
+    ]));
+    (err, start.elapsed())
+}
+
+/// Every pid in the file is gone (or a zombie about to be reaped by init).
+fn assert_gone(pidfile: &Path) {
+    let pids = std::fs::read_to_string(pidfile).expect("pids");
+    let pids: Vec<&str> = pids.split_whitespace().collect();
+    assert!(!pids.is_empty(), "the plugin wrote no pid");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    for pid in pids {
+        let status = Path::new("/proc").join(pid).join("status");
+        let gone = || {
+            std::fs::read_to_string(&status)
+                .map(|s| s.contains("State:\tZ"))
+                .unwrap_or(true)
+        };
+        while !gone() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(gone(), "process {pid} outlived the build");
+    }
+}
+
+#[test]
+fn a_setsid_child_holding_stdout_is_killed_and_reported() {
+    let env = Env::new();
+    let pidfile = env.root().join("pids");
+    // The child keeps STDOUT open in its own session; the plugin exits.
+    let (err, took) = runaway(
+        &env,
+        "setsid sh -c 'echo $$ >> \"$PIDFILE\"; exec sleep 300' &\nsleep 0.2\necho 'apiVersion: v1'\n",
+        &pidfile,
+    );
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(err.contains("left 1 process(es) running"), "{err}");
+    assert_gone(&pidfile);
+}
+
+#[test]
+fn a_daemonised_grandchild_does_not_outlive_the_build() {
+    let env = Env::new();
+    let pidfile = env.root().join("pids");
+    // Double fork and setsid: the grandchild is re-parented at once, its
+    // output goes nowhere, and the plugin waits for the timeout.
+    let (err, took) = runaway(
+        &env,
+        "( setsid sh -c 'echo $$ >> \"$PIDFILE\"; exec sleep 300' >/dev/null 2>&1 </dev/null & )\nsleep 60\n",
+        &pidfile,
+    );
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    assert!(err.contains("timed out after 3s"), "{err}");
+    assert!(err.contains("descendant process(es) were killed"), "{err}");
+    assert_gone(&pidfile);
+}
+
+#[test]
+fn a_two_gigabyte_allocation_fails_at_the_memory_limit() {
+    let env = Env::new();
+    let pidfile = env.root().join("pids");
+    let (err, took) = runaway(
+        &env,
+        "echo $$ >> \"$PIDFILE\"\nexec python3 -c 'bytearray(2 * 1024 ** 3)'\n",
+        &pidfile,
+    );
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(err.contains("MemoryError"), "{err}");
+    assert!(
+        err.contains("memory (address space) limit 1024 MiB"),
+        "{err}"
+    );
+    assert_gone(&pidfile);
+}
+
+// ------------------------------------------------------------ lock
+
+#[test]
+fn a_plugin_edited_after_kustom_lock_is_refused() {
+    let env = Env::new();
+    let plugin = env.exe(
+        "xdg/kustomize/plugins/pinned.example.com",
+        "#!/bin/sh\n[ \"$1\" = generate ] || exit 127\nprintf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: pinned\\n'\n",
+    );
+    env.write(
+        "tree/gen.yaml",
+        "apiVersion: pinned.example.com/v1\nkind: P\nmetadata:\n  name: p\n",
+    );
+    env.write("tree/kustomization.yaml", "generators:\n- gen.yaml\n");
+    // --locked without a lock fails before building.
+    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "--locked", "tree"]));
+    assert!(
+        err.contains("--locked") && err.contains("kustom lock"),
+        "{err}"
+    );
+
+    let lock = env.kustom(&["lock", "--enable-alpha-plugins", "tree"]);
+    assert!(
+        lock.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lock.stderr)
+    );
+    assert!(lock.stdout.is_empty());
+    let text = std::fs::read_to_string(env.root().join("tree/kustom.lock")).expect("lock");
+    let digest = sha256_hex(&std::fs::read(&plugin).expect("plugin"));
+    assert!(
+        text.contains("plugin: KEP pinned.example.com") && text.contains(&digest),
+        "{text}"
+    );
+    ok(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    ok(&env.kustom(&["build", "--enable-alpha-plugins", "--locked", "tree"]));
+
+    std::fs::write(
+        &plugin,
+        "#!/bin/sh\n[ \"$1\" = generate ] || exit 127\ncat ~/.ssh/id_rsa\n",
+    )
+    .expect("edit");
+    let edited = sha256_hex(&std::fs::read(&plugin).expect("plugin"));
+    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    for part in [
+        "refusing to run KEP pinned.example.com",
+        &digest,
+        &edited,
+        "kustom lock",
+    ] {
+        assert!(err.contains(part), "missing {part:?} in:\n{err}");
+    }
+
+    // A plugin the lock does not list is refused too.
+    env.exe(
+        "xdg/kustomize/plugins/other.example.com",
+        "#!/bin/sh\nexit 127\n",
+    );
+    env.write(
+        "tree/gen.yaml",
+        "apiVersion: other.example.com/v1\nkind: P\nmetadata:\n  name: p\n",
+    );
+    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    assert!(
+        err.contains("refusing to run KEP other.example.com")
+            && err.contains("pins no such plugin"),
+        "{err}"
+    );
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    // The same digest `sha256sum` prints.
+    let out = Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().expect("stdin").write_all(bytes)?;
+            let mut s = String::new();
+            c.stdout.take().expect("stdout").read_to_string(&mut s)?;
+            c.wait()?;
+            Ok(s)
+        })
+        .expect("sha256sum");
+    out.split_whitespace().next().expect("digest").to_string()
+}
+
+// ------------------------------------------------------------ audit
+
+#[test]
+fn the_audit_log_names_the_call_that_changed_each_field() {
+    let env = Env::new();
+    let overlay =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/components/overlays/community");
+    let log = env.root().join("audit.jsonl");
+    let out = ok(&env.kustom(&[
+        "build",
+        "--audit-log",
+        &log.display().to_string(),
+        &overlay.display().to_string(),
+    ]));
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert!(!lines.is_empty());
+    for l in &lines {
+        for key in [
+            "protocol",
+            "executable",
+            "sha256",
+            "configs",
+            "kustomization",
+            "policy",
+            "durationMs",
+            "exitStatus",
+            "resources",
+        ] {
+            assert!(l.get(key).is_some(), "no {key} in {l}");
+        }
+        assert_eq!(l["policy"]["confined"], true);
+        assert_eq!(l["sha256"].as_str().map(str::len), Some(64));
+    }
+    // Every field of the output that differs from the sources was changed
+    // by some call; the secret's name suffix, for one, by the generator
+    // (added) and the reference to it by a transformer (modified).
+    let calls_touching = |pointer_end: &str| {
+        lines
+            .iter()
+            .filter(|l| {
+                l["resources"].as_array().into_iter().flatten().any(|r| {
+                    r["fields"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .any(|f| f.as_str().is_some_and(|f| f.ends_with(pointer_end)))
+                })
+            })
+            .map(|l| {
+                (
+                    l["configs"][0]["kind"].as_str().unwrap_or("").to_string(),
+                    l["kustomization"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(out.contains("secretName: recaptcha-"), "{out}");
+    let renamers = calls_touching("/secretName");
+    assert!(
+        !renamers.is_empty(),
+        "no call changed a secretName: {lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|r| r["change"] == "added")),
+        "no call added a resource"
+    );
+}
