@@ -548,35 +548,52 @@ fn the_audit_log_names_the_call_that_changed_each_field() {
         assert_eq!(l["policy"]["confined"], true);
         assert_eq!(l["sha256"].as_str().map(str::len), Some(64));
     }
-    // Every field of the output that differs from the sources was changed
-    // by some call; the secret's name suffix, for one, by the generator
-    // (added) and the reference to it by a transformer (modified).
-    let calls_touching = |pointer_end: &str| {
+    // Which call changed a field of a resource: the kinds of its configs.
+    let changed_by = |resource: &str, field: &str| -> Vec<String> {
         lines
             .iter()
             .filter(|l| {
                 l["resources"].as_array().into_iter().flatten().any(|r| {
-                    r["fields"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .any(|f| f.as_str().is_some_and(|f| f.ends_with(pointer_end)))
+                    r["resource"].as_str().is_some_and(|n| n.starts_with(resource))
+                        && r["fields"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .any(|f| f == field)
                 })
             })
             .map(|l| {
-                (
-                    l["configs"][0]["kind"].as_str().unwrap_or("").to_string(),
-                    l["kustomization"].as_str().unwrap_or("").to_string(),
-                )
+                l["configs"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| c["kind"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("+")
             })
-            .collect::<Vec<_>>()
+            .collect()
     };
     assert!(out.contains("secretName: recaptcha-"), "{out}");
-    let renamers = calls_touching("/secretName");
-    assert!(
-        !renamers.is_empty(),
-        "no call changed a secretName: {lines:#?}"
+    // The hash suffix's reference: the name-reference call of the overlay.
+    assert_eq!(
+        changed_by(
+            "Deployment.v1.apps/forum",
+            "/spec/template/spec/volumes/2/secret/secretName"
+        ),
+        vec!["HashTransformer+NameReferenceTransformer"]
     );
+    // The volume itself: the recaptcha component's JSON patch.
+    assert_eq!(
+        changed_by("Deployment.v1.apps/forum", "/spec/template/spec/volumes/2"),
+        vec!["PatchJson6902Transformer"]
+    );
+    // The renamed ConfigMap: the same hashing call, with where it came from.
+    assert!(lines.iter().any(|l| l["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|r| r["change"] == "renamed"
+            && r["from"] == "ConfigMap.v1.[noGrp]/app-config.[noNs]")));
     assert!(
         lines.iter().any(|l| l["resources"]
             .as_array()
