@@ -155,6 +155,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"))
     ap.add_argument("--no-reference", action="store_true", help="do not run kubectl kustomize")
+    ap.add_argument("--kustom-flag", action="append", default=[], help="extra flag for kustom build (repeatable), e.g. --kustom-flag=--plugin-sandbox=off")
     a = ap.parse_args()
     gen = os.path.join(a.shared, "bench", "gen_tree.py")
     kubectl = None if a.no_reference else shutil.which("kubectl")
@@ -180,7 +181,7 @@ def main():
     print(f"{'tree':20} {'kustom s':>9} {'kustom MiB':>10} {'kubectl s':>10} {'kubectl MiB':>11} {'time ratio':>10} {'mem ratio':>9}  output")
     failed, single = False, []
     for label, path in trees:
-        tools = [[a.bin, "build", path]] + ([[kubectl, "kustomize", path]] if kubectl else [])
+        tools = [[a.bin, "build", *a.kustom_flag, path]] + ([[kubectl, "kustomize", path]] if kubectl else [])
         outs = [{run(cmd)[0]} for cmd in tools]  # warm-up, outside any cgroup
         secs, rss = [[] for _ in tools], [[] for _ in tools]
         for _ in range(a.runs):  # alternating; no cgroup, so nothing added to wall time

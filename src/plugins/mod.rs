@@ -319,7 +319,8 @@ impl Settings {
 
     /// Prepare a call: the plugin's name, its digest checked against
     /// `kustom.lock` (and recorded), and its sandbox.
-    fn begin(&self, loc: &Location, config: &Value, dir: &Path) -> Result<Call, Error> {
+    fn begin(&self, loc: &Location, batch: &[Value], dir: &Path) -> Result<Call, Error> {
+        let config = &batch[0];
         let name = plugin_name(loc, config);
         let shipped = matches!(loc, Location::ShippedBuiltin(_));
         // The shipped builtin is part of kustom: hashed only for the audit log.
@@ -336,6 +337,17 @@ impl Settings {
             });
         }
         let mut extra_read = Vec::new();
+        // Files the core hands a builtin by path: the build's OpenAPI
+        // schema (already checked against the load restrictor), which may
+        // sit in another kustomization's directory.
+        if group_of(config) == BUILTIN_GROUP {
+            extra_read.extend(
+                batch
+                    .iter()
+                    .filter_map(|c| c.get("openapi")?.get("path")?.as_str())
+                    .map(PathBuf::from),
+            );
+        }
         if self.enable_helm && group_of(config) == BUILTIN_GROUP {
             // The builtin runs helm: its executable and directory, like a plugin's.
             if let Ok(helm) = which::which(&self.helm_command) {
@@ -343,6 +355,7 @@ impl Settings {
                 extra_read.extend(helm.parent().map(Path::to_path_buf));
             }
         }
+        let started = std::time::Instant::now();
         let sandbox = self.sandbox.prepare(&Subject {
             name: &name,
             exe: loc.path(),
@@ -351,6 +364,7 @@ impl Settings {
             read_anywhere: self.load_restrictor == "LoadRestrictionsNone",
             extra_read,
         })?;
+        tracing::debug!(plugin = %name, us = started.elapsed().as_micros() as u64, "sandbox prepared");
         Ok(Call {
             name,
             sha256,
@@ -542,7 +556,7 @@ impl Settings {
                 op: "generate",
                 kust_file,
             };
-            let call = self.begin(&loc, first, dir)?;
+            let call = self.begin(&loc, batch, dir)?;
             let result = self.generate_call(&loc, batch, dir, &site, &call.sandbox);
             self.audit_call(&call, &site, batch, None, result.as_deref())?;
             out.extend(result?);
@@ -683,7 +697,7 @@ impl Settings {
                 op: "transform",
                 kust_file,
             };
-            let call = self.begin(&loc, first, dir)?;
+            let call = self.begin(&loc, batch, dir)?;
             // The shipped builtin's generators are consecutive configs of
             // it, so they all open the first call.
             debug_assert!(generate_first <= batch.len());

@@ -287,6 +287,44 @@ fn all_rights(abi: ABI, is_dir: bool) -> landlock::BitFlags<AccessFs> {
     }
 }
 
+/// An `O_PATH` descriptor for a rule on `path` and the rights it gets;
+/// None when the path does not exist.
+fn open_rule(
+    path: &Path,
+    abi: ABI,
+    write: bool,
+) -> Option<(PathFd, landlock::BitFlags<AccessFs>)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let fd = PathFd::new(path).ok()?;
+    let rights = if write {
+        all_rights(abi, meta.is_dir())
+    } else {
+        read_rights(abi, meta.is_dir())
+    };
+    Some((fd, rights))
+}
+
+type Rules = Vec<(PathFd, landlock::BitFlags<AccessFs>)>;
+
+/// The system allow-list's descriptors, opened once per build (without and
+/// with the network entries): the part of every ruleset that never changes.
+fn system_fds(abi: ABI, net: bool) -> &'static Rules {
+    static PLAIN: OnceLock<Rules> = OnceLock::new();
+    static WITH_NET: OnceLock<Rules> = OnceLock::new();
+    let open = |entries: &mut dyn Iterator<Item = &system::Entry>| -> Rules {
+        entries
+            .filter_map(|e| open_rule(Path::new(e.path), abi, e.access == system::Access::ReadWrite))
+            .collect()
+    };
+    if net {
+        WITH_NET.get_or_init(|| {
+            open(&mut system::SYSTEM_READ.iter().chain(system::NET_READ))
+        })
+    } else {
+        PLAIN.get_or_init(|| open(&mut system::SYSTEM_READ.iter()))
+    }
+}
+
 /// Build the Landlock ruleset of a policy (in kustom, before fork).
 fn build_ruleset(policy: &Policy) -> Result<OwnedFd, String> {
     let abi = ABI::from(landlock_abi());
@@ -304,35 +342,21 @@ fn build_ruleset(policy: &Policy) -> Result<OwnedFd, String> {
             .map_err(|e| e.to_string())?;
     }
     let mut created = ruleset.create().map_err(|e| e.to_string())?;
+    for (fd, rights) in system_fds(abi, policy.net) {
+        (&mut created)
+            .add_rule(PathBeneath::new(fd, *rights))
+            .map_err(|e| e.to_string())?;
+    }
     let mut add = |path: &Path, write: bool| -> Result<(), String> {
-        // Missing paths are skipped: the lists cover several layouts.
-        let Ok(meta) = std::fs::metadata(path) else {
+        // Missing paths are skipped (a grant may name a file not made yet).
+        let Some((fd, rights)) = open_rule(path, abi, write) else {
             return Ok(());
-        };
-        let Ok(fd) = PathFd::new(path) else {
-            return Ok(());
-        };
-        let rights = if write {
-            all_rights(abi, meta.is_dir())
-        } else {
-            read_rights(abi, meta.is_dir())
         };
         (&mut created)
             .add_rule(PathBeneath::new(fd, rights))
             .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(())
     };
-    for entry in system::SYSTEM_READ {
-        add(
-            Path::new(entry.path),
-            entry.access == system::Access::ReadWrite,
-        )?;
-    }
-    if policy.net {
-        for entry in system::NET_READ {
-            add(Path::new(entry.path), false)?;
-        }
-    }
     for p in &policy.read {
         add(p, false)?;
     }
