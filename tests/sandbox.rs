@@ -554,7 +554,9 @@ fn the_audit_log_names_the_call_that_changed_each_field() {
             .iter()
             .filter(|l| {
                 l["resources"].as_array().into_iter().flatten().any(|r| {
-                    r["resource"].as_str().is_some_and(|n| n.starts_with(resource))
+                    r["resource"]
+                        .as_str()
+                        .is_some_and(|n| n.starts_with(resource))
                         && r["fields"]
                             .as_array()
                             .into_iter()
@@ -592,8 +594,9 @@ fn the_audit_log_names_the_call_that_changed_each_field() {
         .as_array()
         .into_iter()
         .flatten()
-        .any(|r| r["change"] == "renamed"
-            && r["from"] == "ConfigMap.v1.[noGrp]/app-config.[noNs]")));
+        .any(
+            |r| r["change"] == "renamed" && r["from"] == "ConfigMap.v1.[noGrp]/app-config.[noNs]"
+        )));
     assert!(
         lines.iter().any(|l| l["resources"]
             .as_array()

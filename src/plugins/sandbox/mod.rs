@@ -289,11 +289,7 @@ fn all_rights(abi: ABI, is_dir: bool) -> landlock::BitFlags<AccessFs> {
 
 /// An `O_PATH` descriptor for a rule on `path` and the rights it gets;
 /// None when the path does not exist.
-fn open_rule(
-    path: &Path,
-    abi: ABI,
-    write: bool,
-) -> Option<(PathFd, landlock::BitFlags<AccessFs>)> {
+fn open_rule(path: &Path, abi: ABI, write: bool) -> Option<(PathFd, landlock::BitFlags<AccessFs>)> {
     let meta = std::fs::metadata(path).ok()?;
     let fd = PathFd::new(path).ok()?;
     let rights = if write {
@@ -313,13 +309,17 @@ fn system_fds(abi: ABI, net: bool) -> &'static Rules {
     static WITH_NET: OnceLock<Rules> = OnceLock::new();
     let open = |entries: &mut dyn Iterator<Item = &system::Entry>| -> Rules {
         entries
-            .filter_map(|e| open_rule(Path::new(e.path), abi, e.access == system::Access::ReadWrite))
+            .filter_map(|e| {
+                open_rule(
+                    Path::new(e.path),
+                    abi,
+                    e.access == system::Access::ReadWrite,
+                )
+            })
             .collect()
     };
     if net {
-        WITH_NET.get_or_init(|| {
-            open(&mut system::SYSTEM_READ.iter().chain(system::NET_READ))
-        })
+        WITH_NET.get_or_init(|| open(&mut system::SYSTEM_READ.iter().chain(system::NET_READ)))
     } else {
         PLAIN.get_or_init(|| open(&mut system::SYSTEM_READ.iter()))
     }
@@ -474,10 +474,10 @@ impl ChildSetup {
                     return Err(std::io::Error::last_os_error());
                 }
             }
-            if self.ruleset.is_some() || self.seccomp.is_some() {
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
+            if (self.ruleset.is_some() || self.seccomp.is_some())
+                && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            {
+                return Err(std::io::Error::last_os_error());
             }
             if let Some(fd) = self.ruleset {
                 let proc_self = libc::open(
