@@ -11,6 +11,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod support;
+
 fn find_helm() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("KUSTOM_TEST_HELM").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
@@ -43,25 +45,6 @@ macro_rules! helm_or_skip {
             }
         }
     };
-}
-
-/// `--plugin-allow-read` grants for a helm installed outside the system
-/// paths (plugins, the builtin's helm too, run confined): its prefix (the
-/// directory above its `bin/`), and for `.ci/install-helm.sh`'s front end
-/// the prefix of the Python its virtualenv was made from.
-fn helm_reads(helm: &Path) -> Vec<String> {
-    let prefix = |p: &Path| {
-        p.canonicalize()
-            .ok()
-            .and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
-    };
-    let mut dirs: Vec<PathBuf> = prefix(helm).into_iter().collect();
-    if let Some(p) = dirs.first().map(|d| d.join("venv/bin/python")) {
-        dirs.extend(prefix(&p));
-    }
-    dirs.iter()
-        .flat_map(|d| ["--plugin-allow-read".to_string(), d.display().to_string()])
-        .collect()
 }
 
 fn repo() -> &'static Path {
@@ -111,7 +94,7 @@ fn builtin_helm_charts_inflate_the_local_chart() {
     let helm = helm_or_skip!();
     let tmp = tempfile::tempdir().expect("temp");
     let tree = repo().join("examples/helm");
-    let grants = helm_reads(&helm);
+    let grants = support::helm_reads(&helm);
     let mut args = vec![
         "build",
         "--enable-helm",
@@ -208,7 +191,7 @@ fn kep_chart_plugin_inflates_and_references_follow_renames() {
         ],
     ));
     let tree = repo().join("examples/helm-chart-plugin");
-    let grants = helm_reads(&helm);
+    let grants = support::helm_reads(&helm);
     let mut args = vec![
         "build",
         "--enable-alpha-plugins",

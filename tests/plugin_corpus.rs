@@ -12,6 +12,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod support;
+
 fn corpus() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::env::var_os("KUSTOM_CONFORMANCE_DIR")
@@ -162,6 +164,10 @@ fn helm_local_chart_cases() {
             "krusty__TestHelmChartInflationGeneratorSkipTests",
             "krusty__TestHelmChartSameNamespace",
         ],
-        &["--helm-command".to_string(), helm.display().to_string()],
+        &[
+            vec!["--helm-command".to_string(), helm.display().to_string()],
+            support::helm_reads(&helm),
+        ]
+        .concat(),
     );
 }

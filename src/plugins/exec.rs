@@ -253,8 +253,8 @@ fn sweep(live: &[i32]) -> usize {
             .into_iter()
             .filter(|pid| !live.contains(pid))
             .filter_map(|pid| {
-                let (session, state) = session_and_state(pid)?;
-                (session != own_session).then_some((pid, state == 'Z'))
+                let stat = stat_fields(pid)?;
+                (stat.session != own_session).then_some((pid, stat.state == 'Z'))
             })
             .collect();
         if found.is_empty() {
@@ -274,34 +274,66 @@ fn sweep(live: &[i32]) -> usize {
     running
 }
 
-/// Direct children of this process (of all its threads).
+/// Direct children of this process (of all its threads): from
+/// `/proc/self/task/*/children` where the kernel has it
+/// (`CONFIG_PROC_CHILDREN`), else by reading every process's parent.
 fn children() -> Vec<i32> {
     let mut out = Vec::new();
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+    let mut listed = false;
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        for task in tasks.flatten() {
+            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+                listed = true;
+                out.extend(
+                    text.split_whitespace()
+                        .filter_map(|p| p.parse::<i32>().ok()),
+                );
+            }
+        }
+    }
+    if listed {
+        return out;
+    }
+    let me = std::process::id() as i32;
+    let Ok(procs) = std::fs::read_dir("/proc") else {
         return out;
     };
-    for task in tasks.flatten() {
-        if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
-            out.extend(
-                text.split_whitespace()
-                    .filter_map(|p| p.parse::<i32>().ok()),
-            );
+    for entry in procs.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if stat_fields(pid).is_some_and(|f| f.ppid == me) {
+            out.push(pid);
         }
     }
     out
 }
 
-/// A process's session id and state letter from `/proc/PID/stat`.
-fn session_and_state(pid: i32) -> Option<(i32, char)> {
+/// The fields of `/proc/PID/stat` the sweep needs.
+struct Stat {
+    state: char,
+    ppid: i32,
+    session: i32,
+}
+
+fn stat_fields(pid: i32) -> Option<Stat> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // "pid (comm) state ppid pgrp session …"; comm may hold spaces and parens.
     let rest = &text[text.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace();
     let state = fields.next()?.chars().next()?;
-    let _ppid = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
     let _pgrp = fields.next()?;
     let session = fields.next()?.parse().ok()?;
-    Some((session, state))
+    Some(Stat {
+        state,
+        ppid,
+        session,
+    })
 }
 
 /// The last lines of a plugin's STDERR, formatted for an error message.
