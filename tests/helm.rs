@@ -11,7 +11,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[allow(dead_code)]
 mod support;
+use support::ok;
 
 fn find_helm() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("KUSTOM_TEST_HELM").filter(|p| !p.is_empty()) {
@@ -57,16 +59,6 @@ fn kustom(xdg: &Path, args: &[&str]) -> Output {
         .env("XDG_CONFIG_HOME", xdg)
         .output()
         .expect("run kustom")
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "expected success, got {:?}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 fn s(p: &Path) -> &str {

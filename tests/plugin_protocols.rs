@@ -6,112 +6,16 @@
 //! kustomization, exit status and STDERR.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 use std::time::{Duration, Instant};
 
-/// A scratch tree with its own `$XDG_CONFIG_HOME` and `$HOME`.
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Env {
-        let env = Env {
-            dir: tempfile::tempdir().expect("temp dir"),
-        };
-        std::fs::create_dir_all(env.home()).expect("home");
-        std::fs::create_dir_all(env.xdg()).expect("xdg");
-        env
-    }
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-    fn home(&self) -> PathBuf {
-        self.root().join("home")
-    }
-    fn xdg(&self) -> PathBuf {
-        self.root().join("xdg")
-    }
-    /// Write a file under the scratch root (parents created).
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.root().join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-    /// Write an executable file under the scratch root.
-    fn exe(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.write(rel, text);
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        p
-    }
-    /// A KEP plugin for `group`.
-    fn kep(&self, group: &str, text: &str) -> PathBuf {
-        self.exe(&format!("xdg/kustomize/plugins/{group}"), text)
-    }
-    /// A legacy plugin under `$XDG_CONFIG_HOME/kustomize/plugin`.
-    fn legacy(&self, group_version: &str, kind: &str, text: &str) -> PathBuf {
-        self.exe(
-            &format!(
-                "xdg/kustomize/plugin/{group_version}/{}/{kind}",
-                kind.to_lowercase()
-            ),
-            text,
-        )
-    }
-    fn command(&self, program: &Path) -> Command {
-        let mut c = Command::new(program);
-        c.env("XDG_CONFIG_HOME", self.xdg())
-            .env("HOME", self.home())
-            .env_remove("KUSTOMIZE_PLUGIN_HOME")
-            .current_dir(self.root());
-        c
-    }
-    fn kustom(&self, args: &[&str]) -> Output {
-        self.command(Path::new(env!("CARGO_BIN_EXE_kustom")))
-            .args(args)
-            .output()
-            .expect("run kustom")
-    }
-    /// `kubectl kustomize`, when kubectl is installed.
-    fn kubectl(&self, args: &[&str]) -> Option<Output> {
-        let mut c = self.command(Path::new("kubectl"));
-        c.arg("kustomize").args(args);
-        c.output().ok()
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+#[allow(dead_code)]
+mod support;
+use support::{fails, ok, Env};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "expected success, got {:?}\nstderr:\n{}",
-        o.status,
-        stderr(o)
-    );
-    stdout(o)
-}
-
-fn fails(o: &Output) -> String {
-    assert!(
-        !o.status.success(),
-        "expected failure, got output:\n{}",
-        stdout(o)
-    );
-    assert!(
-        o.stdout.is_empty(),
-        "a failed build printed output:\n{}",
-        stdout(o)
-    );
-    stderr(o)
 }
 
 fn assert_contains(text: &str, parts: &[&str]) {

@@ -4,75 +4,21 @@
 
 use std::io::Read;
 use std::net::TcpListener;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-struct Env {
-    dir: tempfile::TempDir,
-}
+#[allow(dead_code)]
+mod support;
+use support::{fails, ok, Env};
 
-impl Env {
-    fn new() -> Env {
-        let env = Env {
-            dir: tempfile::tempdir().expect("temp dir"),
-        };
-        std::fs::create_dir_all(env.home()).expect("home");
-        std::fs::create_dir_all(env.xdg()).expect("xdg");
-        env
-    }
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-    fn home(&self) -> PathBuf {
-        self.root().join("home")
-    }
-    fn xdg(&self) -> PathBuf {
-        self.root().join("xdg")
-    }
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.root().join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-    fn exe(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.write(rel, text);
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        p
-    }
-    fn kustom(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_kustom"))
-            .args(args)
-            .env("XDG_CONFIG_HOME", self.xdg())
-            .env("HOME", self.home())
-            .env("SECRET_TOKEN", "hunter2")
-            .env_remove("KUSTOMIZE_PLUGIN_HOME")
-            .current_dir(self.root())
-            .output()
-            .expect("run kustom")
-    }
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "expected success, got {:?}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn fails(o: &Output) -> String {
-    assert!(
-        !o.status.success(),
-        "expected failure, got output:\n{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-    assert!(o.stdout.is_empty(), "a failed build printed output");
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// `kustom` in the scratch tree, with a secret in its environment.
+fn kustom(env: &Env, args: &[&str]) -> Output {
+    env.command(Path::new(env!("CARGO_BIN_EXE_kustom")))
+        .env("SECRET_TOKEN", "hunter2")
+        .args(args)
+        .output()
+        .expect("run kustom")
 }
 
 /// How a probe plugin is called.
@@ -182,7 +128,7 @@ fn probe(protocol: Protocol, extra: &[&str]) -> (Vec<(String, String)>, bool) {
     args.extend(extra.iter().map(|s| s.to_string()));
     args.extend(install_probe(&env, protocol, port));
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = ok(&env.kustom(&argv));
+    let out = ok(&kustom(&env, &argv));
     let connected = listener.accept().is_ok();
     let wrote = env.root().join("written-by-plugin").exists()
         || env.root().join("tree/written-by-plugin").exists();
@@ -273,7 +219,7 @@ fn a_denial_is_explained_with_the_grants_that_widen_it() {
         "apiVersion: reader.example.com/v1\nkind: R\nmetadata:\n  name: r\n",
     );
     env.write("tree/kustomization.yaml", "generators:\n- gen.yaml\n");
-    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    let err = fails(&kustom(&env, &["build", "--enable-alpha-plugins", "tree"]));
     for part in [
         "Permission denied",
         "ran confined",
@@ -293,7 +239,7 @@ fn a_denial_is_explained_with_the_grants_that_widen_it() {
             env.root().join("secret.txt").display()
         ),
     );
-    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    let err = fails(&kustom(&env, &["build", "--enable-alpha-plugins", "tree"]));
     assert!(
         !err.contains("Permission denied") && err.contains("\"s\""),
         "{err}"
@@ -318,7 +264,7 @@ fn lookup_names_cannot_leave_the_plugin_directories() {
             &format!("apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: e\n"),
         );
         env.write("tree/kustomization.yaml", "generators:\n- gen.yaml\n");
-        let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+        let err = fails(&kustom(&env, &["build", "--enable-alpha-plugins", "tree"]));
         assert!(err.contains("not a plain name"), "{api_version}: {err}");
     }
 }
@@ -341,15 +287,18 @@ fn runaway(env: &Env, body: &str, pidfile: &Path) -> (String, Duration) {
     std::fs::write(pidfile, "").expect("pid file");
     let grant = pidfile.display().to_string();
     let start = Instant::now();
-    let err = fails(&env.kustom(&[
-        "build",
-        "--enable-alpha-plugins",
-        "--plugin-timeout",
-        "3",
-        "--plugin-allow-write",
-        &grant,
-        "tree",
-    ]));
+    let err = fails(&kustom(
+        env,
+        &[
+            "build",
+            "--enable-alpha-plugins",
+            "--plugin-timeout",
+            "3",
+            "--plugin-allow-write",
+            &grant,
+            "tree",
+        ],
+    ));
     (err, start.elapsed())
 }
 
@@ -438,13 +387,16 @@ fn a_plugin_edited_after_kustom_lock_is_refused() {
     );
     env.write("tree/kustomization.yaml", "generators:\n- gen.yaml\n");
     // --locked without a lock fails before building.
-    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "--locked", "tree"]));
+    let err = fails(&kustom(
+        &env,
+        &["build", "--enable-alpha-plugins", "--locked", "tree"],
+    ));
     assert!(
         err.contains("--locked") && err.contains("kustom lock"),
         "{err}"
     );
 
-    let lock = env.kustom(&["lock", "--enable-alpha-plugins", "tree"]);
+    let lock = kustom(&env, &["lock", "--enable-alpha-plugins", "tree"]);
     assert!(
         lock.status.success(),
         "{}",
@@ -457,8 +409,11 @@ fn a_plugin_edited_after_kustom_lock_is_refused() {
         text.contains("plugin: KEP pinned.example.com") && text.contains(&digest),
         "{text}"
     );
-    ok(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
-    ok(&env.kustom(&["build", "--enable-alpha-plugins", "--locked", "tree"]));
+    ok(&kustom(&env, &["build", "--enable-alpha-plugins", "tree"]));
+    ok(&kustom(
+        &env,
+        &["build", "--enable-alpha-plugins", "--locked", "tree"],
+    ));
 
     std::fs::write(
         &plugin,
@@ -466,7 +421,7 @@ fn a_plugin_edited_after_kustom_lock_is_refused() {
     )
     .expect("edit");
     let edited = sha256_hex(&std::fs::read(&plugin).expect("plugin"));
-    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    let err = fails(&kustom(&env, &["build", "--enable-alpha-plugins", "tree"]));
     for part in [
         "refusing to run KEP pinned.example.com",
         &digest,
@@ -485,7 +440,7 @@ fn a_plugin_edited_after_kustom_lock_is_refused() {
         "tree/gen.yaml",
         "apiVersion: other.example.com/v1\nkind: P\nmetadata:\n  name: p\n",
     );
-    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    let err = fails(&kustom(&env, &["build", "--enable-alpha-plugins", "tree"]));
     assert!(
         err.contains("refusing to run KEP other.example.com")
             && err.contains("pins no such plugin"),
@@ -519,12 +474,15 @@ fn the_audit_log_names_the_call_that_changed_each_field() {
     let overlay =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/components/overlays/community");
     let log = env.root().join("audit.jsonl");
-    let out = ok(&env.kustom(&[
-        "build",
-        "--audit-log",
-        &log.display().to_string(),
-        &overlay.display().to_string(),
-    ]));
+    let out = ok(&kustom(
+        &env,
+        &[
+            "build",
+            "--audit-log",
+            &log.display().to_string(),
+            &overlay.display().to_string(),
+        ],
+    ));
     let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
         .expect("log")
         .lines()

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 /// `--plugin-allow-read` grants for a helm installed outside the system
 /// paths (plugins, and the builtin's helm, run confined): its prefix (the
@@ -19,4 +21,102 @@ pub fn helm_reads(helm: &Path) -> Vec<String> {
     dirs.iter()
         .flat_map(|d| ["--plugin-allow-read".to_string(), d.display().to_string()])
         .collect()
+}
+
+/// A scratch tree with its own `$XDG_CONFIG_HOME` and `$HOME`.
+pub struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let env = Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+        };
+        std::fs::create_dir_all(env.home()).expect("home");
+        std::fs::create_dir_all(env.xdg()).expect("xdg");
+        env
+    }
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+    pub fn xdg(&self) -> PathBuf {
+        self.root().join("xdg")
+    }
+    /// Write a file under the scratch root (parents created).
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.root().join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+    /// Write an executable file under the scratch root.
+    pub fn exe(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.write(rel, text);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        p
+    }
+    /// A KEP plugin for `group`.
+    pub fn kep(&self, group: &str, text: &str) -> PathBuf {
+        self.exe(&format!("xdg/kustomize/plugins/{group}"), text)
+    }
+    /// A legacy plugin under `$XDG_CONFIG_HOME/kustomize/plugin`.
+    pub fn legacy(&self, group_version: &str, kind: &str, text: &str) -> PathBuf {
+        self.exe(
+            &format!(
+                "xdg/kustomize/plugin/{group_version}/{}/{kind}",
+                kind.to_lowercase()
+            ),
+            text,
+        )
+    }
+    pub fn command(&self, program: &Path) -> Command {
+        let mut c = Command::new(program);
+        c.env("XDG_CONFIG_HOME", self.xdg())
+            .env("HOME", self.home())
+            .env_remove("KUSTOMIZE_PLUGIN_HOME")
+            .current_dir(self.root());
+        c
+    }
+    pub fn kustom(&self, args: &[&str]) -> Output {
+        self.command(Path::new(env!("CARGO_BIN_EXE_kustom")))
+            .args(args)
+            .output()
+            .expect("run kustom")
+    }
+    /// `kubectl kustomize`, when kubectl is installed.
+    pub fn kubectl(&self, args: &[&str]) -> Option<Output> {
+        let mut c = self.command(Path::new("kubectl"));
+        c.arg("kustomize").args(args);
+        c.output().ok()
+    }
+}
+
+/// The build's STDOUT; fails the test unless it succeeded.
+pub fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "expected success, got {:?}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The build's STDERR; fails the test unless it failed without output.
+pub fn fails(o: &Output) -> String {
+    assert!(
+        !o.status.success(),
+        "expected failure, got output:\n{}",
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    );
+    assert!(
+        o.stdout.is_empty(),
+        "a failed build printed output:\n{}",
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    );
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }
