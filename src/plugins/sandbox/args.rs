@@ -48,7 +48,7 @@ pub struct SandboxArgs {
     /// With --plugin-env=minimal, also pass this variable. Repeatable.
     #[arg(long, value_name = "NAME")]
     pub plugin_env_pass: Vec<String>,
-    /// Address-space limit per plugin process: bytes, or with K/M/G; 0 for none.
+    /// Memory (RLIMIT_DATA) per plugin process: bytes, or with K/M/G; 0 for none.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     pub plugin_memory_limit: u64,
     /// Write one JSON line per plugin call to FILE.

@@ -66,7 +66,7 @@ pub struct Sandbox {
     pub policy: PolicyFile,
     /// `--plugin-env`.
     pub env: EnvMode,
-    /// `--plugin-memory-limit` in bytes (address space); None: unlimited.
+    /// `--plugin-memory-limit` in bytes (`RLIMIT_DATA`); None: unlimited.
     pub memory_limit: Option<u64>,
 }
 
@@ -82,7 +82,10 @@ impl Default for Sandbox {
     }
 }
 
-/// Default `--plugin-memory-limit`: 1 GiB of address space (`RLIMIT_AS`).
+/// Default `--plugin-memory-limit`: 1 GiB of data (`RLIMIT_DATA`: the heap
+/// and private writable mappings, i.e. what a process allocates). Not
+/// `RLIMIT_AS`: Go's runtime (helm's engine) reserves address space it never
+/// uses and aborted intermittently under a 1.5 GiB address-space limit.
 /// The shipped builtin on the bench's largest tree, helm's Python front end
 /// and the example plugins stay well below (README, "Security model");
 /// a runaway allocation fails there instead of exhausting the machine.
@@ -440,7 +443,7 @@ impl CallSandbox {
                 .join(", ")
         };
         let mem = match self.policy.memory_limit {
-            Some(m) => format!("; memory (address space) limit {} MiB", m >> 20),
+            Some(m) => format!("; memory limit {} MiB (--plugin-memory-limit)", m >> 20),
             None => String::new(),
         };
         format!(
@@ -470,7 +473,7 @@ impl ChildSetup {
                     rlim_cur: limit,
                     rlim_max: limit,
                 };
-                if libc::setrlimit(libc::RLIMIT_AS, &rl) != 0 {
+                if libc::setrlimit(libc::RLIMIT_DATA, &rl) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
             }
