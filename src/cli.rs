@@ -38,6 +38,11 @@ pub enum Command {
     /// List, locate and install plugins.
     #[command(subcommand)]
     Plugin(crate::plugin_cmd::PluginCommand),
+    /// Record remote commits and digests (and plugin digests) in DIR/kustom.lock.
+    Lock(BuildArgs),
+    /// The remote cache: `dir` prints where it is, `prune` empties it.
+    #[command(subcommand)]
+    Cache(crate::remote::cmd::CacheCommand),
     /// Run the shipped builtin plugin (`generate` or `transform`), as the core does.
     #[command(name = "builtin-plugin", hide = true)]
     BuiltinPlugin {
@@ -85,6 +90,12 @@ pub struct BuildArgs {
     /// Largest output a plugin may write, in bytes.
     #[arg(long, default_value_t = 256 * 1024 * 1024)]
     pub plugin_max_output: usize,
+    /// Remote bases and files from the cache only; no network.
+    #[arg(long)]
+    pub offline: bool,
+    /// Fail instead of adding to or changing kustom.lock.
+    #[arg(long)]
+    pub locked: bool,
 }
 
 /// Run the CLI; returns the process exit code.
@@ -121,6 +132,20 @@ pub fn main() -> i32 {
                 }
             }
         }
+        Command::Cache(cmd) => match crate::remote::cmd::run(&cmd) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                1
+            }
+        },
+        Command::Lock(args) => match crate::lock_cmd::run(&args) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                1
+            }
+        },
         Command::Build(args) => match build(&args) {
             Ok(()) => 0,
             Err(e) => {
@@ -151,6 +176,15 @@ fn init_logging(verbose: u8) {
 
 /// `kustom build`.
 pub fn build(args: &BuildArgs) -> Result<(), Error> {
+    let lock = crate::lock_cmd::state_for_build(&args.dir, args.locked)?;
+    build_with(args, lock)
+}
+
+/// `kustom build` with a given lock state (`kustom lock` records).
+pub fn build_with(
+    args: &BuildArgs,
+    lock: std::sync::Arc<crate::lock::LockState>,
+) -> Result<(), Error> {
     let restrictor = match args.load_restrictor.as_str() {
         "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
         "LoadRestrictionsNone" | "none" => LoadRestrictor::None,
@@ -189,6 +223,12 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
         exec_env: args.env.clone(),
         enable_helm: args.enable_helm,
         helm_command: args.helm_command.clone(),
+        remote: std::sync::Arc::new(crate::remote::Fetcher::new(
+            crate::remote::cache::default_dir(),
+            args.offline,
+            lock.clone(),
+        )),
+        lock,
     };
     let builder = Builder::new(settings, restrictor);
     let started = std::time::Instant::now();
@@ -211,7 +251,7 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
             "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{MANAGED_BY_VERSION}")},
             "fieldSpecs": [{"path": "metadata/labels", "create": true}],
         });
-        let dir = args.dir.canonicalize().unwrap_or_else(|_| args.dir.clone());
+        let dir = built.dir.clone();
         resources = builder.settings.transform(
             &[label],
             resources,
@@ -221,6 +261,11 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
         )?;
     }
     tracing::debug!(ms = started.elapsed().as_millis() as u64, "sorted");
+    // The lock learns new remotes only after a successful build.
+    crate::lock_cmd::after_build(&builder.settings.lock)?;
+    if builder.settings.lock.mode == crate::lock::LockMode::Record {
+        return Ok(());
+    }
     match &args.output {
         Some(path) if path.is_dir() => output::write_dir(&resources, &built.top, path),
         Some(path) => std::fs::write(path, output::render(&resources, &built.top))
@@ -262,6 +307,12 @@ pub fn plugin_settings() -> Result<Settings, Error> {
         exec_env: Vec::new(),
         enable_helm: false,
         helm_command: "helm".into(),
+        lock: Default::default(),
+        remote: std::sync::Arc::new(crate::remote::Fetcher::new(
+            crate::remote::cache::default_dir(),
+            false,
+            Default::default(),
+        )),
     })
 }
 

@@ -53,6 +53,10 @@ pub struct Settings {
     pub enable_helm: bool,
     /// `--helm-command`: the helm executable.
     pub helm_command: String,
+    /// `kustom.lock` pins and what this build ran and fetched.
+    pub lock: std::sync::Arc<crate::lock::LockState>,
+    /// Remote bases and files (cache, `--offline`).
+    pub remote: std::sync::Arc<crate::remote::Fetcher>,
 }
 
 /// Which plugin runs a config object, and how.
@@ -347,6 +351,9 @@ impl Settings {
         // inherited value cannot change what a call means.
         if matches!(loc, Location::ShippedBuiltin(_)) {
             env.push((ENV_GENERATE_FIRST, generate_first.to_string()));
+            if let Some(files) = self.remote.files_json() {
+                env.push((crate::remote::ENV_REMOTE_FILES, files));
+            }
         }
         let started = std::time::Instant::now();
         let out = exec::run(

@@ -491,6 +491,7 @@ pub(crate) mod test_support {
                 root: self.dir.clone(),
                 load_restrictor: LoadRestrictor::RootOnly,
                 kustomization: self.dir.join("kustomization.yaml").display().to_string(),
+                remote_files: Default::default(),
             }
         }
     }
