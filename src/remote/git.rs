@@ -121,7 +121,14 @@ fn tail(stderr: &[u8]) -> String {
 /// `Ok(None)` when no ref of that name exists (a short commit id, say).
 pub fn ls_remote(url: &str, git_ref: &str, deadline: Instant) -> Result<Option<String>, GitError> {
     let name = if git_ref.is_empty() { "HEAD" } else { git_ref };
-    let out = run(None, &["ls-remote", "--", url, name], deadline)?;
+    // ls-remote matches patterns against whole path components, so the
+    // peeled line of an annotated tag (`refs/tags/v1^{}`) needs its own.
+    let peeled_pattern = format!("{name}^{{}}");
+    let out = run(
+        None,
+        &["ls-remote", "--", url, name, &peeled_pattern],
+        deadline,
+    )?;
     let refs: Vec<(&str, &str)> = out
         .lines()
         .filter_map(|l| l.split_once('\t'))
