@@ -40,6 +40,8 @@ pub enum Command {
     Plugin(crate::plugin_cmd::PluginCommand),
     /// Record remote commits and digests (and plugin digests) in DIR/kustom.lock.
     Lock(BuildArgs),
+    /// Copy a kustomization and everything it references (remote included) into a new directory.
+    Localize(crate::localize::LocalizeArgs),
     /// The remote cache: `dir` prints where it is, `prune` empties it.
     #[command(subcommand)]
     Cache(crate::remote::cmd::CacheCommand),
@@ -133,6 +135,13 @@ pub fn main() -> i32 {
             }
         }
         Command::Cache(cmd) => match crate::remote::cmd::run(&cmd) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                1
+            }
+        },
+        Command::Localize(args) => match crate::localize::run_cli(&args) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("Error: {e}");

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod crds;
 pub mod doc;
 pub mod kustomization;
+pub mod localize;
 pub mod lock;
 pub mod lock_cmd;
 pub mod origin;

@@ -706,3 +706,64 @@ fn build_target_url_and_concurrent_builds() {
                 .all(|c| !c.unwrap().path().is_dir())
         }));
 }
+
+#[test]
+fn localize_vendors_a_remote_tree() {
+    let w = World::new();
+    let _ = populate(&w);
+    let dir = w.tmp.path().join("app");
+    write(
+        &dir,
+        &[
+            (
+                "kustomization.yaml",
+                &format!(
+                    "resources:\n- github.com/org/base/nested?ref=v1\n- https://github.com/org/base//files?ref=v2\n- {}\n- local.yaml\ncomponents:\n- github.com/org/base/component?ref=v1\nconfigMapGenerator:\n- name: remote\n  files:\n  - {}\n",
+                    w.https.url("/files/cm.yaml").replace("cm.yaml", "cm.yaml"),
+                    w.http.url("/files/app.properties")
+                ),
+            ),
+            ("local.yaml", &CM.replace("settings", "local")),
+        ],
+    );
+    let original = w.kustom(&["build", "."], &dir);
+    assert!(
+        original.status.success(),
+        "{}",
+        String::from_utf8_lossy(&original.stderr)
+    );
+    let out = w.kustom(&["localize", ".", "../vendored"], &dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("VERIFICATION SUCCESS"));
+    let vendored = w.tmp.path().join("vendored");
+    let k = std::fs::read_to_string(vendored.join("kustomization.yaml")).unwrap();
+    assert!(
+        k.contains("localized-files/github.com/org/base/v1/nested"),
+        "{k}"
+    );
+    assert!(k.contains("localized-files/127.0.0.1/files/cm.yaml"), "{k}");
+    // Remote content lands beside the root that named it, as in kustomize.
+    assert!(vendored
+        .join("localized-files/github.com/org/base/v1/nested/localized-files/github.com/org/other/v1/app/cm.yaml")
+        .is_file());
+    // The copy builds with no routes, no cache and no servers' help.
+    let mut cut = World::new();
+    cut.routes.truncate(1);
+    let copy = cut.kustom(&["build", "."], &vendored);
+    assert!(
+        copy.status.success(),
+        "{}",
+        String::from_utf8_lossy(&copy.stderr)
+    );
+    assert_eq!(copy.stdout, original.stdout);
+    assert!(cut.take_git_log().is_empty());
+    // An existing destination is refused; a remote root needs a ref.
+    let again = w.kustom(&["localize", ".", "../vendored"], &dir);
+    assert!(!again.status.success());
+    let noref = w.kustom(&["localize", "github.com/org/base/deploy"], w.tmp.path());
+    assert!(String::from_utf8_lossy(&noref.stderr).contains("missing ref"));
+}
