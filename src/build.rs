@@ -76,6 +76,9 @@ enum Entry {
     Dir(PathBuf, Option<Trail>, Option<Arc<RemoteRoot>>),
 }
 
+/// The parts of an [`Entry::Dir`], borrowed.
+type DirRef<'a> = (&'a PathBuf, &'a Option<Trail>, &'a Option<Arc<RemoteRoot>>);
+
 impl Target {
     /// Origin of something named `rel` in this kustomization.
     fn origin_of(&self, rel: &str) -> Option<Trail> {
@@ -478,7 +481,7 @@ impl Builder {
             entries.push(self.resolve_entry(t, p)?);
         }
         // Build the sibling directories concurrently; merge in listed order.
-        let dirs: Vec<(&PathBuf, &Option<Trail>, &Option<Arc<RemoteRoot>>)> = entries
+        let dirs: Vec<DirRef<'_>> = entries
             .iter()
             .filter_map(|e| match e {
                 Entry::Dir(d, o, r) => Some((d, o, r)),

@@ -310,7 +310,7 @@ fn cases(w: &World, s: &Shas) -> Vec<Case> {
         bad("https 404 on a repo-like URL", format!("resources:\n- {}\n", w.https.url("/files/org/missing.yaml"))),
         bad("http file that is not YAML objects", format!("resources:\n- {}\n", w.http.url("/files/broken.yaml"))),
         ok("remote patch file", format!("resources:\n- github.com/org/base/deploy?ref=v1\npatches:\n- path: {}\n  target:\n    kind: Deployment\n", w.https.url("/files/patch.yaml"))),
-        ok("remote strategic merge patch file", format!("resources:\n- github.com/org/base/deploy?ref=v1\npatchesStrategicMerge:\n- {}\n", w.http.url("/redirect/patch.yaml").replace("/redirect/", "/files/").replace("patch.yaml", "patch.yaml"))),
+        ok("remote strategic merge patch file", format!("resources:\n- github.com/org/base/deploy?ref=v1\npatchesStrategicMerge:\n- {}\n", w.http.url("/files/patch.yaml"))),
         ok("remote generator files", format!("configMapGenerator:\n- name: remote\n  files:\n  - {}\n  - renamed.properties={}\n", w.http.url("/files/app.properties"), w.https.url("/files/app.properties"))),
         ok("remote env file", format!("configMapGenerator:\n- name: env\n  envs:\n  - {}\n", w.http.url("/files/app.env"))),
         bad("remote generator file 404", format!("configMapGenerator:\n- name: remote\n  files:\n  - {}\n", w.http.url("/files/none.properties"))),
@@ -719,7 +719,7 @@ fn localize_vendors_a_remote_tree() {
                 "kustomization.yaml",
                 &format!(
                     "resources:\n- github.com/org/base/nested?ref=v1\n- https://github.com/org/base//files?ref=v2\n- {}\n- local.yaml\ncomponents:\n- github.com/org/base/component?ref=v1\nconfigMapGenerator:\n- name: remote\n  files:\n  - {}\n",
-                    w.https.url("/files/cm.yaml").replace("cm.yaml", "cm.yaml"),
+                    w.https.url("/files/cm.yaml"),
                     w.http.url("/files/app.properties")
                 ),
             ),
