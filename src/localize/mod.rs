@@ -6,6 +6,7 @@
 //! `localized-files/<host>/<repo path>/<ref>/<dir in repo>` (kustomize's
 //! layout). The copy is verified by building both unless `--no-verify`.
 
+use crate::remote::http::url_host;
 use crate::remote::spec::{self, RepoSpec};
 use crate::remote::Fetcher;
 use clap::Parser;
@@ -464,16 +465,10 @@ fn parses(path: &Path) -> bool {
 /// `localized-files/<host>/<path>` for a remote file URL.
 fn remote_file_path(url: &str) -> String {
     let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let path = rest.find('/').map(|i| &rest[i..]).unwrap_or("");
     let path = path.split(['?', '#']).next().unwrap_or("");
-    let host = authority.rsplit('@').next().unwrap_or("");
-    let host = if host.starts_with('[') {
-        host.split(']').next().unwrap_or("").trim_start_matches('[')
-    } else {
-        host.split(':').next().unwrap_or("")
-    };
     paths::join(
-        &format!("{LOCALIZE_DIR}/{host}"),
+        &format!("{LOCALIZE_DIR}/{}", url_host(url)),
         paths::clean(&format!("/{path}")).trim_start_matches('/'),
     )
 }
@@ -489,11 +484,7 @@ fn host_dir(s: &RepoSpec) -> String {
     } else {
         format!("ssh://{}", s.host)
     };
-    let target = target.trim_end_matches(':');
-    let rest = target.split_once("://").map(|(_, r)| r).unwrap_or(target);
-    let authority = rest.split('/').next().unwrap_or("");
-    let host = authority.rsplit('@').next().unwrap_or("");
-    host.split(':').next().unwrap_or("").to_string()
+    url_host(target.trim_end_matches(':')).to_string()
 }
 
 /// `to` relative to `from` (both absolute, clean), Go's `filepath.Rel`.

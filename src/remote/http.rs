@@ -91,7 +91,7 @@ pub fn get(url: &str, validators: &Validators) -> Result<Response, String> {
 fn agent_for(url: &str) -> Result<ureq::Agent, String> {
     static DIRECT: OnceLock<Result<ureq::Agent, String>> = OnceLock::new();
     static PROXIED: OnceLock<Result<ureq::Agent, String>> = OnceLock::new();
-    let host = host_of(url);
+    let host = url_host(url).to_ascii_lowercase();
     let proxied = !no_proxy(&host);
     let cell = if proxied { &PROXIED } else { &DIRECT };
     cell.get_or_init(|| build_agent(proxied)).clone()
@@ -133,16 +133,16 @@ fn tls_config() -> Result<Arc<rustls::ClientConfig>, String> {
     Ok(Arc::new(config))
 }
 
-fn host_of(url: &str) -> String {
+/// The host of a URL (`scheme://user@host:port/path`), without brackets
+/// for IPv6: Go's `url.Hostname`.
+pub fn url_host(url: &str) -> &str {
     let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let hostport = authority.rsplit('@').next().unwrap_or("");
-    let host = if let Some(v6) = hostport.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        hostport.split(':').next().unwrap_or("")
-    };
-    host.to_ascii_lowercase()
+    match hostport.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => hostport.split(':').next().unwrap_or(""),
+    }
 }
 
 /// Whether `NO_PROXY`/`no_proxy` exempts `host` (entries are host names,
@@ -166,8 +166,8 @@ mod tests {
 
     #[test]
     fn hosts() {
-        assert_eq!(host_of("https://u:p@Example.COM:8443/x?y"), "example.com");
-        assert_eq!(host_of("http://[::1]:80/x"), "::1");
-        assert_eq!(host_of("http://127.0.0.1/x"), "127.0.0.1");
+        assert_eq!(url_host("https://u:p@Example.COM:8443/x?y"), "Example.COM");
+        assert_eq!(url_host("http://[::1]:80/x"), "::1");
+        assert_eq!(url_host("http://127.0.0.1/x"), "127.0.0.1");
     }
 }
