@@ -30,7 +30,7 @@ cat > "$work/app/kustomization.yaml" <<'K'
 resources:
 - https://github.com/kubernetes-sigs/kustomize//examples/multibases?ref=v3.3.1
 - github.com/kubernetes-sigs/kustomize/examples/helloWorld?ref=v3.3.1
-- https://github.com/kubernetes-sigs/kustomize//examples/wordpress/mysql?ref=kustomize/v4.5.7
+- https://github.com/kubernetes-sigs/kustomize//examples/wordpress/mysql?ref=kustomize/v4.5.7&submodules=false
 K
 cd "$work/app"
 ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
