@@ -3,8 +3,11 @@
 # is routed (url.<mirror>.insteadOf, through GIT_CONFIG_*) to a local mirror of
 # kustomize's repository, then each case is built by `kubectl kustomize` and by
 # kustom under the same routing and the outputs compared byte for byte.
-# Cases that fetch http(s) files from other hosts cannot be routed this way:
-# both tools fail on them here (no network), which is reported as such.
+# http(s) files from raw.githubusercontent.com and github.com/…/raw/… go
+# through HTTPS_PROXY to bench/github-file-proxy.py, which serves them from
+# the same mirror with certificates of a local CA (SSL_CERT_FILE). Files from
+# other hosts cannot be routed: both tools fail on them here (no network),
+# which is reported as such.
 #
 # usage: bench/remote-network-cases.sh [--bin target/release/kustom] [--mirror DIR]
 set -u
@@ -30,14 +33,22 @@ export GIT_CONFIG_COUNT=1
 export GIT_CONFIG_KEY_0="url.$work/routes/kustomize.insteadOf"
 export GIT_CONFIG_VALUE_0="https://github.com/kubernetes-sigs/kustomize"
 export XDG_CACHE_HOME="$work/cache"
+mkdir -p "$work/proxy"
+python3 "$(dirname "$0")/github-file-proxy.py" "$work/proxy" "$MIRROR" >"$work/proxy/port" 2>/dev/null &
+proxy_pid=$!
+trap 'kill $proxy_pid 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do [ -s "$work/proxy/port" ] && break; sleep 0.2; done
+port=$(cat "$work/proxy/port")
+export HTTPS_PROXY="http://127.0.0.1:$port" HTTP_PROXY="http://127.0.0.1:$port" NO_PROXY=127.0.0.1
+export SSL_CERT_FILE="$work/proxy/ca.pem"
 same=0; differ=0; bothfail=0
 for c in $(awk -F'\t' '$4 ~ /network/ && $4 !~ /helm/ && $1 !~ /goGetter/ {print $1}' "$CORPUS/INDEX.tsv"); do
   dir="$work/cases/$c"; mkdir -p "$dir/input"; cp -r "$CORPUS/cases/$c/input/." "$dir/input/" 2>/dev/null
   build=$(sed -n 's/^build: *"\(.*\)"/\1/p' "$CORPUS/cases/$c/case.yaml")
   flags=$(sed -n 's/^flags: *\[\(.*\)\]/\1/p' "$CORPUS/cases/$c/case.yaml" | tr -d '",')
   case $build in *://*|github.com/*) target=$build;; *) target=input/$build;; esac
-  (cd "$dir" && kubectl kustomize $flags "$target" >k.out 2>k.err); krc=$?
-  (cd "$dir" && "$BIN" build $flags "$target" >m.out 2>m.err); mrc=$?
+  (cd "$dir" && timeout 300 kubectl kustomize $flags "$target" >k.out 2>k.err </dev/null); krc=$?
+  (cd "$dir" && timeout 300 "$BIN" build $flags "$target" >m.out 2>m.err </dev/null); mrc=$?
   if [ $krc -eq 0 ] && [ $mrc -eq 0 ] && cmp -s "$dir/k.out" "$dir/m.out"; then
     verdict="same bytes"; same=$((same+1))
   elif [ $krc -ne 0 ] && [ $mrc -ne 0 ]; then
