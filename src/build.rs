@@ -476,10 +476,29 @@ impl Builder {
         paths: &[String],
         stack: &[PathBuf],
     ) -> Result<Accumulator, Error> {
-        let mut entries = Vec::with_capacity(paths.len());
-        for p in paths {
-            entries.push(self.resolve_entry(t, p)?);
-        }
+        // Several remote entries are fetched concurrently (the first error
+        // in listed order is reported, as a sequential walk would).
+        let remote = |p: &String| spec::is_remote_file(p) || RepoSpec::parse(p).is_ok();
+        let entries: Vec<Entry> = if paths.iter().filter(|p| remote(p)).count() > 1 {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = paths
+                    .iter()
+                    .map(|p| s.spawn(move || self.resolve_entry(t, p)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(Error::new("a fetch thread panicked")))
+                    })
+                    .collect::<Result<_, _>>()
+            })?
+        } else {
+            paths
+                .iter()
+                .map(|p| self.resolve_entry(t, p))
+                .collect::<Result<_, _>>()?
+        };
         // Build the sibling directories concurrently; merge in listed order.
         let dirs: Vec<DirRef<'_>> = entries
             .iter()
