@@ -5,11 +5,13 @@
 use crate::accumulator::{merge_vars, Accumulator};
 use crate::doc::{self, Doc};
 use crate::kustomization::{self, Kustomization};
-use crate::origin::{self, Origin};
+use crate::origin::{Origin, Trail};
 use crate::plan;
 use crate::plugins::{self, Settings};
+use crate::remote::spec::{self, RepoSpec};
 use kustom_api::fieldspec::TransformerConfig;
 use kustom_api::{resource, yaml, Error, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -43,26 +45,48 @@ pub struct Builder {
     unknown_type_seen: std::sync::atomic::AtomicBool,
 }
 
+/// A remote root the build is inside (kustomize's containing repository):
+/// its URL as written, its checkout, and the remote that listed it.
+#[derive(Debug)]
+struct RemoteRoot {
+    raw: String,
+    clone_dir: PathBuf,
+    parent: Option<Arc<RemoteRoot>>,
+}
+
 /// One kustomization being built: its directory, file and parsed content.
 struct Target {
     dir: PathBuf,
     file: PathBuf,
     kust: Kustomization,
-    /// With `buildMetadata` at the top: this kustomization's directory as a
-    /// path from the top's (kustomize's origin path); None when not tracked.
-    origin: Option<String>,
+    /// With `buildMetadata` at the top: where this kustomization is, as
+    /// kustomize's origin tracks it; None when not tracked.
+    origin: Option<Trail>,
     /// The kustomization `kustom build` was pointed at.
     top: bool,
+    /// The remote checkout this kustomization lies in, if any.
+    remote: Option<Arc<RemoteRoot>>,
 }
 
+/// What a `resources:` (or generator/transformer list) entry names.
+enum Entry {
+    /// Objects read from a file.
+    File(Vec<Value>),
+    /// A kustomization directory to build, with its origin and remote root.
+    Dir(PathBuf, Option<Trail>, Option<Arc<RemoteRoot>>),
+}
+
+/// The parts of an [`Entry::Dir`], borrowed.
+type DirRef<'a> = (&'a PathBuf, &'a Option<Trail>, &'a Option<Arc<RemoteRoot>>);
+
 impl Target {
-    /// Origin path of something named `rel` in this kustomization.
-    fn origin_of(&self, rel: &str) -> Option<String> {
-        self.origin.as_deref().map(|o| origin::join(o, rel))
+    /// Origin of something named `rel` in this kustomization.
+    fn origin_of(&self, rel: &str) -> Option<Trail> {
+        self.origin.as_ref().map(|o| o.append(rel))
     }
 
-    /// Origin path of the kustomization file itself.
-    fn file_origin(&self) -> Option<String> {
+    /// Origin of the kustomization file itself.
+    fn file_origin(&self) -> Option<Trail> {
         let name = self
             .file
             .file_name()
@@ -77,6 +101,8 @@ pub struct Built {
     pub resources: Vec<Doc>,
     /// The top kustomization.
     pub top: Kustomization,
+    /// The directory built (a checkout in the cache for a URL).
+    pub dir: PathBuf,
 }
 
 impl Builder {
@@ -94,12 +120,26 @@ impl Builder {
     /// Build the kustomization in `dir` the way `kustomize build` does,
     /// up to (not including) sorting and output.
     pub fn build(&self, dir: &Path) -> Result<Built, Error> {
-        let dir = canonical_dir(dir)?;
+        let (dir, remote) = match dir.to_str().map(RepoSpec::parse) {
+            Some(Ok(spec)) if !dir.exists() => {
+                let (checkout, root) = self.settings.remote.repo(&spec).map_err(|e| {
+                    Error::new(format!("fetching the build target {}: {e}", spec.raw))
+                })?;
+                let remote = Arc::new(RemoteRoot {
+                    raw: spec.raw.clone(),
+                    clone_dir: checkout.dir,
+                    parent: None,
+                });
+                (canonical_dir(&root)?, Some(remote))
+            }
+            _ => (canonical_dir(dir)?, None),
+        };
         let mut target = load_target(&dir, None)?;
         target.top = true;
+        target.remote = remote;
         // The top's buildMetadata governs the whole tree, as in kustomize.
         if !target.kust.build_metadata.is_empty() {
-            target.origin = Some(String::new());
+            target.origin = Some(Trail::default());
         }
         // A Component at the top is built like a Kustomization (as kustomize does).
         let acc =
@@ -110,8 +150,13 @@ impl Builder {
             acc.resources
         } else if !acc.vars.is_empty() || acc.resources.iter().any(needs_finishing) {
             let finish = plan::finishing_transformers(&acc.config, &acc.vars);
-            self.settings
-                .transform(&finish, acc.resources, &target.dir, &target.file, false)?
+            self.settings_for(&target).transform(
+                &finish,
+                acc.resources,
+                &target.dir,
+                &target.file,
+                false,
+            )?
         } else {
             acc.resources
         };
@@ -119,7 +164,30 @@ impl Builder {
         Ok(Built {
             resources,
             top: target.kust,
+            dir,
         })
+    }
+
+    /// Plugin settings for calls made for `t`: remote roots are restricted
+    /// to their own root whatever `--load-restrictor` says (as kustomize's
+    /// git loader is).
+    fn settings_for(&self, t: &Target) -> Cow<'_, Settings> {
+        if t.remote.is_some() && self.restrictor != LoadRestrictor::RootOnly {
+            let mut s = self.settings.clone();
+            s.load_restrictor = "LoadRestrictionsRootOnly".into();
+            Cow::Owned(s)
+        } else {
+            Cow::Borrowed(&self.settings)
+        }
+    }
+
+    /// The load restriction in force for `t`.
+    fn restrictor_for(&self, t: &Target) -> LoadRestrictor {
+        if t.remote.is_some() {
+            LoadRestrictor::RootOnly
+        } else {
+            self.restrictor
+        }
     }
 
     /// kustomize's accumulateTarget, starting from `acc` (empty for a
@@ -132,6 +200,7 @@ impl Builder {
         stack: &[PathBuf],
     ) -> Result<Accumulator, Error> {
         let k = &t.kust;
+        self.fetch_remote_files(t)?;
         self.choose_schema(t)?;
         let mut acc = self
             .accumulate_resources(t, acc, &k.resources, stack)
@@ -166,7 +235,7 @@ impl Builder {
             && k.components.is_empty()
             && t.file_origin().is_none()
             && self
-                .settings
+                .settings_for(t)
                 .can_generate_in_transform(&gens, &t.dir, &t.file)?
         {
             deferred = std::mem::take(&mut gens);
@@ -212,11 +281,13 @@ impl Builder {
             let mut rs = std::mem::take(&mut acc.resources);
             match t.file_origin() {
                 None if deferred.is_empty() => {
-                    rs = self.settings.transform(&ts, rs, &t.dir, &t.file, false)?
+                    rs = self
+                        .settings_for(t)
+                        .transform(&ts, rs, &t.dir, &t.file, false)?
                 }
                 None => {
                     rs = self
-                        .settings
+                        .settings_for(t)
                         .generate_and_transform(&deferred, &ts, rs, &t.dir, &t.file)?;
                 }
                 // With origins tracked, each transformer runs alone and is
@@ -224,7 +295,7 @@ impl Builder {
                 // multiTransformer with AddTransformerAnnotation).
                 Some(file_origin) => {
                     for tr in &ts {
-                        rs = self.settings.transform(
+                        rs = self.settings_for(t).transform(
                             std::slice::from_ref(tr),
                             rs,
                             &t.dir,
@@ -243,9 +314,13 @@ impl Builder {
         // Validators must not change anything.
         let vs = self.plugin_configs(t, &k.validators, stack)?;
         if !vs.is_empty() {
-            let out =
-                self.settings
-                    .transform(&vs, acc.resources.clone(), &t.dir, &t.file, false)?;
+            let out = self.settings_for(t).transform(
+                &vs,
+                acc.resources.clone(),
+                &t.dir,
+                &t.file,
+                false,
+            )?;
             if !doc::same_resources(&out, &acc.resources) {
                 return Err(Error::new(format!(
                     "validator shouldn't modify the resource map (validators of {})",
@@ -262,7 +337,9 @@ impl Builder {
         if !k.vars.is_empty() {
             let m = plan::var_matching(&k.vars);
             let rs = std::mem::take(&mut acc.resources);
-            let rs = self.settings.transform(&[m], rs, &t.dir, &t.file, false)?;
+            let rs = self
+                .settings_for(t)
+                .transform(&[m], rs, &t.dir, &t.file, false)?;
             acc.set_resources(rs);
         }
         merge_vars(&mut acc.vars, k.vars.clone())
@@ -279,14 +356,14 @@ impl Builder {
         mut acc: Accumulator,
     ) -> Result<Accumulator, Error> {
         let generated = match t.file_origin() {
-            None => self.settings.generate(gens, &t.dir, &t.file)?,
+            None => self.settings_for(t).generate(gens, &t.dir, &t.file)?,
             // With origins tracked, each generator runs alone so that
             // what it made can be attributed to it.
             Some(file_origin) => {
                 let mut all = Vec::new();
                 for g in gens {
                     let mut made =
-                        self.settings
+                        self.settings_for(t)
                             .generate(std::slice::from_ref(g), &t.dir, &t.file)?;
                     if let Some(o) = config_origin(g, &file_origin) {
                         made.iter_mut()
@@ -312,7 +389,7 @@ impl Builder {
         if !external.is_empty() {
             let rs = std::mem::take(&mut acc.resources);
             let rs = self
-                .settings
+                .settings_for(t)
                 .transform(&external, rs, &t.dir, &t.file, true)?;
             acc.set_resources(rs);
         }
@@ -326,6 +403,9 @@ impl Builder {
             return Ok(());
         }
         let path = match t.kust.openapi.get("path") {
+            Some(p) if spec::is_remote_file(p) => {
+                Some(self.remote_file(t, p)?.display().to_string())
+            }
             Some(p) => {
                 let full = t.dir.join(p);
                 let real = self
@@ -396,46 +476,34 @@ impl Builder {
         paths: &[String],
         stack: &[PathBuf],
     ) -> Result<Accumulator, Error> {
-        enum Entry {
-            File(Vec<Doc>),
-            Dir(PathBuf, Option<String>),
-        }
-        let mut entries = Vec::with_capacity(paths.len());
-        for p in paths {
-            if is_remote(p) {
-                return Err(Error::new(format!(
-                    "{}: remote resource {p:?} is not supported: kustom builds local trees only; vendor the base into the repository",
-                    t.file.display()
-                )));
-            }
-            let full = t.dir.join(p);
-            if full.is_file() {
-                let real = self.check_restriction(t, &full, p)?;
-                let mut rs = read_resource_file(&real, p, &t.file)?;
-                self.note_types(&rs);
-                if let Some(path) = t.origin_of(p) {
-                    let o = Origin {
-                        path,
-                        ..Default::default()
-                    };
-                    rs.iter_mut().for_each(|r| o.set_on(r));
-                }
-                entries.push(Entry::File(doc::from_values(&rs)));
-            } else if full.is_dir() {
-                entries.push(Entry::Dir(canonical_dir(&full)?, t.origin_of(p)));
-            } else {
-                return Err(Error::new(format!(
-                    "accumulating resources from '{p}': file or directory {} does not exist (listed in {})",
-                    full.display(),
-                    t.file.display()
-                )));
-            }
-        }
+        // Several remote entries are fetched concurrently (the first error
+        // in listed order is reported, as a sequential walk would).
+        let remote = |p: &String| spec::is_remote_file(p) || RepoSpec::parse(p).is_ok();
+        let entries: Vec<Entry> = if paths.iter().filter(|p| remote(p)).count() > 1 {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = paths
+                    .iter()
+                    .map(|p| s.spawn(move || self.resolve_entry(t, p)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(Error::new("a fetch thread panicked")))
+                    })
+                    .collect::<Result<_, _>>()
+            })?
+        } else {
+            paths
+                .iter()
+                .map(|p| self.resolve_entry(t, p))
+                .collect::<Result<_, _>>()?
+        };
         // Build the sibling directories concurrently; merge in listed order.
-        let dirs: Vec<(&PathBuf, &Option<String>)> = entries
+        let dirs: Vec<DirRef<'_>> = entries
             .iter()
             .filter_map(|e| match e {
-                Entry::Dir(d, o) => Some((d, o)),
+                Entry::Dir(d, o, r) => Some((d, o, r)),
                 Entry::File(_) => None,
             })
             .collect();
@@ -443,7 +511,9 @@ impl Builder {
             std::thread::scope(|s| {
                 let handles: Vec<_> = dirs
                     .iter()
-                    .map(|(d, o)| s.spawn(|| self.build_base(d, stack, (*o).clone())))
+                    .map(|(d, o, r)| {
+                        s.spawn(|| self.build_base(d, stack, (*o).clone(), (*r).clone()))
+                    })
                     .collect();
                 handles
                     .into_iter()
@@ -455,19 +525,19 @@ impl Builder {
             })
         } else {
             dirs.iter()
-                .map(|(d, o)| self.build_base(d, stack, (*o).clone()))
+                .map(|(d, o, r)| self.build_base(d, stack, (*o).clone(), (*r).clone()))
                 .collect()
         };
         built.reverse();
         for (entry, path) in entries.into_iter().zip(paths) {
             match entry {
-                Entry::File(rs) => acc.append_all(rs).map_err(|e| {
+                Entry::File(rs) => acc.append_all(doc::from_values(&rs)).map_err(|e| {
                     e.context(format!(
                         "merging resources from '{path}' (in {})",
                         t.file.display()
                     ))
                 })?,
-                Entry::Dir(d, _) => {
+                Entry::Dir(d, _, _) => {
                     let sub = built.pop().expect("one build per directory")?;
                     acc.merge(sub).map_err(|e| {
                         e.context(format!("recursed merging from path '{}'", d.display()))
@@ -483,7 +553,8 @@ impl Builder {
         &self,
         dir: &Path,
         stack: &[PathBuf],
-        origin: Option<String>,
+        origin: Option<Trail>,
+        remote: Option<Arc<RemoteRoot>>,
     ) -> Result<Accumulator, Error> {
         if stack.iter().any(|s| s == dir) {
             return Err(Error::new(format!(
@@ -497,7 +568,8 @@ impl Builder {
             )));
         }
         let build = || {
-            let t = load_target(dir, origin.clone())?;
+            let mut t = load_target(dir, origin.clone())?;
+            t.remote = remote.clone();
             if t.kust.is_component() {
                 return Err(Error::new(format!(
                     "expected kind != 'Component' for path '{}': a Component belongs under `components:`, not `resources:`",
@@ -529,21 +601,29 @@ impl Builder {
         acc: Accumulator,
         stack: &[PathBuf],
     ) -> Result<Accumulator, Error> {
-        let full = parent.dir.join(path);
-        if !full.is_dir() {
-            return Err(Error::new(format!(
-                "component {path:?} listed in {} is not a directory: components must be directories with a kustomization of kind Component",
-                parent.file.display()
-            )));
-        }
-        let dir = canonical_dir(&full)?;
+        let (dir, remote) = if let Ok(spec) = RepoSpec::parse(path) {
+            let (root, remote) = self.remote_base(parent, &spec)?;
+            (root, Some(remote))
+        } else {
+            let full = parent.dir.join(path);
+            if !full.is_dir() {
+                return Err(Error::new(format!(
+                    "component {path:?} listed in {} is not a directory: components must be directories with a kustomization of kind Component",
+                    parent.file.display()
+                )));
+            }
+            let dir = canonical_dir(&full)?;
+            self.check_containment(parent, &dir)?;
+            (dir, parent.remote.clone())
+        };
         if stack.contains(&dir) {
             return Err(Error::new(format!(
                 "cycle detected at component {}",
                 dir.display()
             )));
         }
-        let t = load_target(&dir, parent.origin_of(path))?;
+        let mut t = load_target(&dir, parent.origin_of(path))?;
+        t.remote = remote;
         if !t.kust.is_component() {
             return Err(Error::new(format!(
                 "expected kind 'Component' for path '{}' but got '{}'",
@@ -568,41 +648,214 @@ impl Builder {
         let mut out = Vec::new();
         for e in entries {
             if let Some(mut inline) = parse_inline(e) {
-                if let Some(path) = t.file_origin() {
-                    let o = Origin {
-                        path,
-                        ..Default::default()
-                    };
+                if let Some(trail) = t.file_origin() {
+                    let o = trail.origin();
                     inline.iter_mut().for_each(|r| o.set_on(r));
                 }
                 out.extend(inline);
                 continue;
             }
-            let full = t.dir.join(e);
-            if full.is_file() {
-                let real = self.check_restriction(t, &full, e)?;
-                let mut rs = read_resource_file(&real, e, &t.file)?;
-                self.note_types(&rs);
-                if let Some(path) = t.origin_of(e) {
-                    let o = Origin {
-                        path,
-                        ..Default::default()
-                    };
-                    rs.iter_mut().for_each(|r| o.set_on(r));
+            match self.resolve_entry(t, e)? {
+                Entry::File(rs) => out.extend(rs),
+                Entry::Dir(dir, origin, remote) => {
+                    let built = self.build_base(&dir, stack, origin, remote)?;
+                    out.extend(doc::to_values(&built.resources));
                 }
-                out.extend(rs);
-            } else if full.is_dir() {
-                let dir = canonical_dir(&full)?;
-                let built = self.build_base(&dir, stack, t.origin_of(e))?;
-                out.extend(doc::to_values(&built.resources));
-            } else {
-                return Err(Error::new(format!(
-                    "plugin config '{e}' listed in {} is neither a file, a directory nor inline YAML",
-                    t.file.display()
-                )));
             }
         }
         Ok(out)
+    }
+
+    /// What a `resources:` entry (or a non-inline generator/transformer
+    /// entry) names, in kustomize's order: a file (an http(s) URL is fetched
+    /// as one first), else a repository URL, else a local directory.
+    fn resolve_entry(&self, t: &Target, p: &str) -> Result<Entry, Error> {
+        let with_origin = |mut rs: Vec<Value>| {
+            if let Some(trail) = t.origin_of(p) {
+                let o = trail.origin();
+                rs.iter_mut().for_each(|r| o.set_on(r));
+            }
+            Entry::File(rs)
+        };
+        let fetcher = &self.settings.remote;
+        if spec::is_remote_file(p) && !fetcher.known_repo(p) {
+            let repo = RepoSpec::parse(p).ok();
+            let as_base = |file_err: Error| -> Result<Entry, Error> {
+                let Some(spec) = &repo else {
+                    return Err(file_err);
+                };
+                match self.remote_base(t, spec) {
+                    Ok((root, remote)) => {
+                        fetcher.note_repo(p);
+                        Ok(Entry::Dir(root, t.origin_of(p), Some(remote)))
+                    }
+                    Err(e) => Err(e.context(format!("accumulation err='{file_err}'"))),
+                }
+            };
+            let listed = || format!("'{p}' (listed in {})", t.file.display());
+            return match fetcher.file(p) {
+                Ok(path) => match read_resource_file(&path, p, &t.file) {
+                    Ok(rs) => {
+                        self.note_types(&rs);
+                        Ok(with_origin(rs))
+                    }
+                    // Not YAML objects: kustomize tries the URL as a base,
+                    // and reports the file's error if that fails too.
+                    Err(file_err) => match &repo {
+                        Some(spec) => match self.remote_base(t, spec) {
+                            Ok((root, remote)) => {
+                                Ok(Entry::Dir(root, t.origin_of(p), Some(remote)))
+                            }
+                            Err(_) => Err(file_err),
+                        },
+                        None => Err(file_err),
+                    },
+                },
+                Err(crate::remote::FileError::Other(e)) => {
+                    Err(Error::new(format!("fetching {}: {e}", listed())))
+                }
+                Err(e @ crate::remote::FileError::Status(..)) if repo.is_none() => {
+                    Err(Error::new(format!("fetching {}: {e}", listed())))
+                }
+                Err(e) => as_base(Error::new(format!("fetching {}: {e}", listed()))),
+            };
+        }
+        let full = t.dir.join(p);
+        if full.is_file() {
+            let real = self.check_restriction(t, &full, p)?;
+            let rs = read_resource_file(&real, p, &t.file)?;
+            self.note_types(&rs);
+            return Ok(with_origin(rs));
+        }
+        if let Ok(spec) = RepoSpec::parse(p) {
+            let (root, remote) = self.remote_base(t, &spec)?;
+            return Ok(Entry::Dir(root, t.origin_of(p), Some(remote)));
+        }
+        if full.is_dir() {
+            let dir = canonical_dir(&full)?;
+            self.check_containment(t, &dir)?;
+            return Ok(Entry::Dir(dir, t.origin_of(p), t.remote.clone()));
+        }
+        Err(Error::new(format!(
+            "accumulating resources from '{p}': file or directory {} does not exist (listed in {})",
+            full.display(),
+            t.file.display()
+        )))
+    }
+
+    /// Fetch the repository of `spec` (listed in `t`): the kustomization
+    /// root inside its checkout, and the remote root it opens.
+    fn remote_base(
+        &self,
+        t: &Target,
+        spec: &RepoSpec,
+    ) -> Result<(PathBuf, Arc<RemoteRoot>), Error> {
+        let listed = format!("'{}' (listed in {})", spec.raw, t.file.display());
+        let mut up = t.remote.as_deref();
+        while let Some(r) = up {
+            if r.raw.starts_with(&spec.raw) {
+                return Err(Error::new(format!(
+                    "cycle detected: URI '{}' referenced by previous URI '{}' (in {})",
+                    spec.raw,
+                    r.raw,
+                    t.file.display()
+                )));
+            }
+            up = r.parent.as_deref();
+        }
+        let (checkout, root) = self
+            .settings
+            .remote
+            .repo(spec)
+            .map_err(|e| Error::new(format!("fetching remote base {listed}: {e}")))?;
+        if root.is_file() {
+            return Err(Error::new(format!(
+                "fetching remote base {listed}: '{}' refers to file '{}'; expecting directory",
+                spec.root,
+                root.display()
+            )));
+        }
+        if !root.is_dir() {
+            return Err(Error::new(format!(
+                "fetching remote base {listed}: path '{}' does not exist in {} at commit {}",
+                spec.root,
+                spec.clone_url(),
+                checkout.commit
+            )));
+        }
+        let root = canonical_dir(&root)?;
+        let clone_dir = canonical_dir(&checkout.dir)?;
+        if !root.starts_with(&clone_dir) {
+            return Err(Error::new(format!(
+                "fetching remote base {listed}: {:?} refers to directory outside of repo {:?}",
+                root.display(),
+                clone_dir.display()
+            )));
+        }
+        Ok((
+            root,
+            Arc::new(RemoteRoot {
+                raw: spec.raw.clone(),
+                clone_dir,
+                parent: t.remote.clone(),
+            }),
+        ))
+    }
+
+    /// kustomize's containment rule: a local base of a kustomization inside
+    /// a cloned repository must lie inside that repository.
+    fn check_containment(&self, t: &Target, dir: &Path) -> Result<(), Error> {
+        match &t.remote {
+            Some(r) if !dir.starts_with(&r.clone_dir) => Err(Error::new(format!(
+                "security; bases in kustomizations found in cloned git repos must be within the repo, but base '{}' is outside '{}' (listed in {}, from {})",
+                dir.display(),
+                r.clone_dir.display(),
+                t.file.display(),
+                r.raw
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The local copy of a remote file named in `t`.
+    fn remote_file(&self, t: &Target, url: &str) -> Result<PathBuf, Error> {
+        self.settings.remote.file(url).map_err(|e| {
+            Error::new(format!(
+                "fetching '{url}' (named in {}): {e}",
+                t.file.display()
+            ))
+        })
+    }
+
+    /// Fetch the http(s) files that `t`'s builtin generators and
+    /// transformers read (patch files, generator files and env files,
+    /// replacement files), so the builtin plugin finds their local copies.
+    fn fetch_remote_files(&self, t: &Target) -> Result<(), Error> {
+        let k = &t.kust;
+        let mut urls: Vec<&str> = Vec::new();
+        urls.extend(k.patches.iter().map(|p| p.path.as_str()));
+        urls.extend(k.patches_json6902.iter().map(|p| p.path.as_str()));
+        urls.extend(k.patches_strategic_merge.iter().map(String::as_str));
+        for g in k.config_map_generator.iter().chain(&k.secret_generator) {
+            urls.extend(
+                g.files
+                    .iter()
+                    .map(|f| f.split_once('=').map(|(_, v)| v).unwrap_or(f)),
+            );
+            urls.extend(g.envs.iter().map(String::as_str));
+            urls.push(&g.env);
+        }
+        urls.extend(
+            k.replacements
+                .iter()
+                .filter_map(|r| r.get("path").and_then(Value::as_str)),
+        );
+        for url in urls {
+            if spec::is_remote_file(url) {
+                self.remote_file(t, url)?;
+            }
+        }
+        Ok(())
     }
 
     /// A file named by a kustomization, checked against the load restrictor.
@@ -610,7 +863,7 @@ impl Builder {
         let real = full
             .canonicalize()
             .map_err(|e| Error::new(format!("{}: {e}", full.display())))?;
-        if self.restrictor == LoadRestrictor::RootOnly && !real.starts_with(&t.dir) {
+        if self.restrictor_for(t) == LoadRestrictor::RootOnly && !real.starts_with(&t.dir) {
             return Err(Error::new(format!(
                 "security; file '{}' is not in or below '{}' (named as '{rel}' in {}); move it under the kustomization or build with --load-restrictor LoadRestrictionsNone",
                 real.display(),
@@ -622,6 +875,15 @@ impl Builder {
     }
 
     fn read_file(&self, t: &Target, rel: &str) -> Result<String, Error> {
+        if spec::is_remote_file(rel) {
+            let path = self.remote_file(t, rel)?;
+            return std::fs::read_to_string(&path).map_err(|e| {
+                Error::new(format!(
+                    "reading {rel} (named in {}): {e}",
+                    t.file.display()
+                ))
+            });
+        }
         let full = t.dir.join(rel);
         let real = self.check_restriction(t, &full, rel)?;
         std::fs::read_to_string(&real).map_err(|e| {
@@ -643,7 +905,7 @@ fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
     })
 }
 
-fn load_target(dir: &Path, origin: Option<String>) -> Result<Target, Error> {
+fn load_target(dir: &Path, origin: Option<Trail>) -> Result<Target, Error> {
     let file = kustomization::find_file(dir)?;
     let text = std::fs::read_to_string(&file)
         .map_err(|e| Error::new(format!("reading {}: {e}", file.display())))?;
@@ -654,23 +916,20 @@ fn load_target(dir: &Path, origin: Option<String>) -> Result<Target, Error> {
         kust,
         origin,
         top: false,
+        remote: None,
     })
 }
 
 /// The origin recorded for what a generator or transformer config produces:
 /// builtin kinds are attributed to the kustomization file, other plugins to
 /// where their config came from (kustomize's OriginFromCustomPlugin).
-fn config_origin(config: &Value, file_origin: &str) -> Option<Origin> {
+fn config_origin(config: &Value, file_origin: &Trail) -> Option<Origin> {
     if plugins::group_of(config) == plugins::BUILTIN_GROUP
         && resource::annotation(config, kustom_api::protocol::ORIGIN).is_none()
     {
         return Some(Origin::builtin(file_origin, resource::kind(config)));
     }
     Origin::of_plugin_config(config)
-}
-
-fn is_remote(p: &str) -> bool {
-    p.contains("://") || p.starts_with("git@") || p.starts_with("github.com/")
 }
 
 /// Inline plugin configs: an entry that parses as YAML objects with a kind.

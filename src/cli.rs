@@ -40,6 +40,11 @@ pub enum Command {
     Plugin(crate::plugin_cmd::PluginCommand),
     /// Pin the sha256 of every plugin a build runs (and its remotes) in DIR/kustom.lock.
     Lock(crate::lock_cmd::LockArgs),
+    /// Copy a kustomization and everything it references (remote included) into a new directory.
+    Localize(crate::localize::LocalizeArgs),
+    /// The remote cache: `dir` prints where it is, `prune` empties it.
+    #[command(subcommand)]
+    Cache(crate::remote::cmd::CacheCommand),
     /// Run the shipped builtin plugin (`generate` or `transform`), as the core does.
     #[command(name = "builtin-plugin", hide = true)]
     BuiltinPlugin {
@@ -87,12 +92,16 @@ pub struct BuildArgs {
     /// Largest output a plugin may write, in bytes.
     #[arg(long, default_value_t = 256 * 1024 * 1024)]
     pub plugin_max_output: usize,
-    /// Fail unless DIR/kustom.lock exists and pins everything the build runs.
+    /// Fail unless DIR/kustom.lock exists and pins everything the build runs and fetches
+    /// (never add to or change it).
     #[arg(long)]
     pub locked: bool,
     /// Plugin confinement, grants and audit.
     #[command(flatten)]
     pub sandbox: crate::plugins::sandbox::args::SandboxArgs,
+    /// Remote bases and files from the cache only; no network.
+    #[arg(long)]
+    pub offline: bool,
 }
 
 /// Run the CLI; returns the process exit code.
@@ -129,6 +138,20 @@ pub fn main() -> i32 {
                 }
             }
         }
+        Command::Cache(cmd) => match crate::remote::cmd::run(&cmd) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                1
+            }
+        },
+        Command::Localize(args) => match crate::localize::run_cli(&args) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                1
+            }
+        },
         Command::Lock(args) => match crate::lock_cmd::run(&args) {
             Ok(()) => 0,
             Err(e) => {
@@ -218,9 +241,14 @@ pub fn build_with(
         enable_helm: args.enable_helm,
         helm_command: args.helm_command.clone(),
         sandbox: std::sync::Arc::new(args.sandbox.sandbox(&config_home())?),
-        lock,
         audit: args.sandbox.audit()?,
         digests: Default::default(),
+        remote: std::sync::Arc::new(crate::remote::Fetcher::new(
+            crate::remote::cache::default_dir(),
+            args.offline,
+            lock.clone(),
+        )),
+        lock,
     };
     let builder = Builder::new(settings, restrictor);
     let started = std::time::Instant::now();
@@ -243,7 +271,7 @@ pub fn build_with(
             "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{MANAGED_BY_VERSION}")},
             "fieldSpecs": [{"path": "metadata/labels", "create": true}],
         });
-        let dir = args.dir.canonicalize().unwrap_or_else(|_| args.dir.clone());
+        let dir = built.dir.clone();
         resources = builder.settings.transform(
             &[label],
             resources,
@@ -253,6 +281,8 @@ pub fn build_with(
         )?;
     }
     tracing::debug!(ms = started.elapsed().as_millis() as u64, "sorted");
+    // The lock learns new remotes only after a successful build.
+    crate::lock_cmd::after_build(&builder.settings.lock)?;
     if !write {
         return Ok(());
     }
@@ -301,6 +331,11 @@ pub fn plugin_settings() -> Result<Settings, Error> {
         lock: Default::default(),
         audit: None,
         digests: Default::default(),
+        remote: std::sync::Arc::new(crate::remote::Fetcher::new(
+            crate::remote::cache::default_dir(),
+            false,
+            Default::default(),
+        )),
     })
 }
 

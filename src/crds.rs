@@ -20,6 +20,13 @@ pub fn config_from_crd_file(text: &str, file: &str) -> Result<TransformerConfig,
             "unable to parse open API definition from '{file}': expected a map of type names to definitions"
         )));
     };
+    // kustomize decodes the file into a map of definition structs: any
+    // other value fails it.
+    if let Some((name, _)) = types.iter().find(|(_, d)| !(d.is_object() || d.is_null())) {
+        return Err(Error::new(format!(
+            "unable to parse open API definition from '{file}': the value of {name:?} is not a definition object"
+        )));
+    }
     let mut out = Collected::default();
     for (name, def) in types {
         let props = properties(def);

@@ -20,7 +20,15 @@ pub struct LockArgs {
 
 /// The lock state of a build of `dir`: `Enforce` when `dir/kustom.lock`
 /// exists, `Locked` with `--locked` (which needs the file), else `Unlocked`.
+/// A remote build target (a URL) has no lock beside it.
 pub fn lock_state(dir: &Path, locked: bool) -> Result<Arc<LockState>, Error> {
+    if !dir.is_dir() && !locked {
+        return Ok(Arc::new(LockState::new(
+            LockMode::Unlocked,
+            Lock::default(),
+            None,
+        )));
+    }
     let path = dir.is_dir().then(|| Lock::path_for(dir));
     let pinned = match &path {
         Some(p) => Lock::read(p)?,
@@ -73,4 +81,26 @@ pub fn run(args: &LockArgs) -> Result<(), Error> {
         if lock.remotes.len() == 1 { "" } else { "s" },
     );
     Ok(())
+}
+
+/// After a successful build under an enforced lock: add the remotes the
+/// lock did not know yet (plugins are never added silently: an unpinned
+/// plugin was refused before it ran). `--locked` refuses new remotes in the
+/// fetcher instead, and `kustom lock` writes the whole lock itself.
+pub fn after_build(state: &LockState) -> Result<(), Error> {
+    let (Some(path), LockMode::Enforce) = (&state.path, state.mode) else {
+        return Ok(());
+    };
+    let new: Vec<_> = state
+        .recorded()
+        .remotes
+        .into_iter()
+        .filter(|r| state.pinned.remote(&r.url).is_none())
+        .collect();
+    if new.is_empty() {
+        return Ok(());
+    }
+    let mut lock = state.pinned.clone();
+    lock.remotes.extend(new);
+    lock.write(path)
 }

@@ -5,11 +5,54 @@
 use kustom_api::protocol::{ORIGIN, TRANSFORMATIONS};
 use kustom_api::{resource, Value};
 
+/// Where the build is, for origins: kustomize's `Origin` as it travels
+/// down the tree (path from the top, and the repository once remote).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trail {
+    /// Path from the top kustomization's directory (or the repository's root).
+    pub path: String,
+    /// The clone URL once inside a remote base.
+    pub repo: String,
+    /// Its ref.
+    pub git_ref: String,
+}
+
+impl Trail {
+    /// kustomize's `Origin.Append`: a repository URL restarts the path at
+    /// the repository (with its `notCloned` quirk), anything else joins.
+    pub fn append(&self, entry: &str) -> Trail {
+        let mut t = self.clone();
+        match crate::remote::spec::RepoSpec::parse(entry) {
+            Ok(spec) => {
+                t.repo = spec.clone_url();
+                t.git_ref = spec.git_ref.clone();
+                t.path = join("", &spec.origin_path());
+            }
+            Err(_) => t.path = join(&t.path, entry),
+        }
+        t
+    }
+
+    /// The origin of a resource read at this point.
+    pub fn origin(&self) -> Origin {
+        Origin {
+            path: self.path.clone(),
+            repo: self.repo.clone(),
+            git_ref: self.git_ref.clone(),
+            ..Default::default()
+        }
+    }
+}
+
 /// kustomize's `resource.Origin`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Origin {
     /// Path of the resource file, from the top kustomization's directory.
     pub path: String,
+    /// The repository of a remote resource.
+    pub repo: String,
+    /// Its ref.
+    pub git_ref: String,
     /// The kustomization (or plugin config file) that configured a generator or transformer.
     pub configured_in: String,
     /// apiVersion, kind, name, namespace of the generator or transformer config.
@@ -17,10 +60,13 @@ pub struct Origin {
 }
 
 impl Origin {
-    /// The origin of a builtin generator or transformer configured in `kust_file`.
-    pub fn builtin(kust_file: &str, kind: &str) -> Origin {
+    /// The origin of a builtin generator or transformer configured in the
+    /// kustomization file at `kust_file`.
+    pub fn builtin(kust_file: &Trail, kind: &str) -> Origin {
         Origin {
-            configured_in: kust_file.to_string(),
+            repo: kust_file.repo.clone(),
+            git_ref: kust_file.git_ref.clone(),
+            configured_in: kust_file.path.clone(),
             configured_by: Some(["builtin".into(), kind.into(), String::new(), String::new()]),
             ..Default::default()
         }
@@ -30,13 +76,16 @@ impl Origin {
     /// origin annotation gives the origin of what it generates/transforms.
     pub fn of_plugin_config(config: &Value) -> Option<Origin> {
         let text = resource::annotation(config, ORIGIN)?;
-        let path = text
-            .lines()
-            .find_map(|l| l.strip_prefix("path: "))
-            .unwrap_or("")
-            .to_string();
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .unwrap_or("")
+                .to_string()
+        };
         Some(Origin {
-            configured_in: path,
+            repo: field("repo: "),
+            git_ref: field("ref: "),
+            configured_in: field("path: "),
             configured_by: Some([
                 resource::api_version(config).to_string(),
                 resource::kind(config).to_string(),
@@ -58,6 +107,12 @@ impl Origin {
         };
         if !self.path.is_empty() {
             push(format!("path: {}", self.path));
+        }
+        if !self.repo.is_empty() {
+            push(format!("repo: {}", self.repo));
+        }
+        if !self.git_ref.is_empty() {
+            push(format!("ref: {}", self.git_ref));
         }
         if !self.configured_in.is_empty() {
             push(format!("configuredIn: {}", self.configured_in));
@@ -132,13 +187,17 @@ mod tests {
     #[test]
     fn formats_and_accumulates() {
         let mut r = json!({"kind": "ConfigMap", "metadata": {"name": "x"}});
-        let gen = Origin::builtin("kustomization.yaml", "ConfigMapGenerator");
+        let at = |p: &str| Trail {
+            path: p.into(),
+            ..Default::default()
+        };
+        let gen = Origin::builtin(&at("kustomization.yaml"), "ConfigMapGenerator");
         gen.set_if_missing(&mut r);
         assert_eq!(
             resource::annotation(&r, ORIGIN),
             Some("configuredIn: kustomization.yaml\nconfiguredBy:\n  apiVersion: builtin\n  kind: ConfigMapGenerator\n")
         );
-        let t = Origin::builtin("../base/kustomization.yaml", "PrefixTransformer");
+        let t = Origin::builtin(&at("../base/kustomization.yaml"), "PrefixTransformer");
         t.record_transformation(&mut r);
         t.record_transformation(&mut r);
         assert_eq!(

@@ -70,6 +70,9 @@ pub const ENV_KUSTOMIZATION: &str = "KUSTOM_KUSTOMIZATION";
 /// their resources added to the input as created (behavior `create`), so a
 /// kustomization with generators and transformers costs one process, not two.
 pub const ENV_GENERATE_FIRST: &str = "KUSTOM_GENERATE_FIRST";
+/// Local copies of the remote files a kustomization names, for the shipped
+/// builtin (JSON object: URL → path).
+pub const ENV_REMOTE_FILES: &str = "KUSTOM_REMOTE_FILES";
 
 /// Write documents as a YAML stream of compact JSON documents separated by
 /// `---` lines: valid YAML for any reader, and fast to write and parse.

@@ -67,6 +67,8 @@ pub struct Settings {
     pub audit: Option<Arc<AuditLog>>,
     /// sha256 of each executable run, computed once per build.
     pub digests: Arc<Mutex<HashMap<PathBuf, String>>>,
+    /// Remote bases and files (cache, `--offline`).
+    pub remote: std::sync::Arc<crate::remote::Fetcher>,
 }
 
 /// One plugin call about to run: its name, digest and sandbox.
@@ -347,6 +349,9 @@ impl Settings {
                     .filter_map(|c| c.get("openapi")?.get("path")?.as_str())
                     .map(PathBuf::from),
             );
+            // Remote patch and generator files, fetched by the core into
+            // the cache and handed over by path (KUSTOM_REMOTE_FILES).
+            extra_read.extend(self.remote.file_paths());
         }
         if self.enable_helm && group_of(config) == BUILTIN_GROUP {
             // The builtin runs helm: its executable and directory, like a plugin's.
@@ -509,6 +514,9 @@ impl Settings {
         // inherited value cannot change what a call means.
         if matches!(loc, Location::ShippedBuiltin(_)) {
             env.push((ENV_GENERATE_FIRST, generate_first.to_string()));
+            if let Some(files) = self.remote.files_json() {
+                env.push((crate::remote::ENV_REMOTE_FILES, files));
+            }
         }
         let started = std::time::Instant::now();
         let out = exec::run(

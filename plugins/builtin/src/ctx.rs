@@ -22,6 +22,9 @@ pub struct Ctx {
     pub load_restrictor: LoadRestrictor,
     /// The kustomization file, for error messages.
     pub kustomization: String,
+    /// Local copies of the http(s) files the kustomization names, fetched
+    /// by the core (URL → path).
+    pub remote_files: std::collections::BTreeMap<String, PathBuf>,
 }
 
 impl Ctx {
@@ -34,15 +37,29 @@ impl Ctx {
         };
         let kustomization = std::env::var(protocol::ENV_KUSTOMIZATION)
             .unwrap_or_else(|_| root.join("kustomization.yaml").display().to_string());
+        let remote_files = std::env::var(protocol::ENV_REMOTE_FILES)
+            .ok()
+            .and_then(|j| serde_json::from_str(&j).ok())
+            .unwrap_or_default();
         Ctx {
             root,
             load_restrictor,
             kustomization,
+            remote_files,
         }
     }
 
     /// Resolve `rel` against the root, enforcing the load restrictor.
     pub fn resolve(&self, rel: &str) -> Result<PathBuf, Error> {
+        // kustomize's loader fetches http(s) URLs before any restriction.
+        if is_remote_file(rel) {
+            return self.remote_files.get(rel).cloned().ok_or_else(|| {
+                Error::new(format!(
+                    "{rel}: remote file was not fetched by kustom (named in {})",
+                    self.kustomization
+                ))
+            });
+        }
         let path = self.root.join(rel);
         if self.load_restrictor == LoadRestrictor::RootOnly {
             let real = path
@@ -76,6 +93,12 @@ impl Ctx {
         let path = self.resolve(rel)?;
         std::fs::read(&path).map_err(|e| Error::new(format!("reading {}: {e}", display(&path))))
     }
+}
+
+/// An http or https URL, as kustomize's loader recognises remote files.
+fn is_remote_file(s: &str) -> bool {
+    let head = s.get(..8).unwrap_or(s).to_ascii_lowercase();
+    head.starts_with("http://") || head.starts_with("https://")
 }
 
 fn display(p: &Path) -> String {

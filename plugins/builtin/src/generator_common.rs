@@ -241,15 +241,9 @@ fn go_list(items: &[String]) -> String {
     format!("[{}]", items.join(" "))
 }
 
-/// Read a file named by a generator. kustomize would download `http(s)://`
-/// sources; kustom builds offline, so it says so instead.
+/// Read a file named by a generator (`http(s)://` sources come from the
+/// copies the core fetched).
 fn read_source(ctx: &Ctx, path: &str) -> Result<Vec<u8>, Error> {
-    let lower = path.to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") {
-        return Err(err!(
-            "{path}: remote file sources are not supported by kustom (download the file and name it locally)"
-        ));
-    }
     ctx.read_bytes(path)
 }
 
@@ -491,6 +485,7 @@ pub(crate) mod test_support {
                 root: self.dir.clone(),
                 load_restrictor: LoadRestrictor::RootOnly,
                 kustomization: self.dir.join("kustomization.yaml").display().to_string(),
+                remote_files: Default::default(),
             }
         }
     }

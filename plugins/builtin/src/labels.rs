@@ -91,6 +91,7 @@ mod tests {
             root: PathBuf::from("."),
             load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
+            remote_files: Default::default(),
         }
     }
 

@@ -890,6 +890,7 @@ mod tests {
             root: ".".into(),
             load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
+            remote_files: Default::default(),
         }
     }
 

@@ -273,6 +273,7 @@ mod tests {
             root,
             load_restrictor: LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
+            remote_files: Default::default(),
         }
     }
 

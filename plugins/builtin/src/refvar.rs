@@ -793,6 +793,7 @@ mod tests {
             root: ".".into(),
             load_restrictor: LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
+            remote_files: Default::default(),
         }
     }
 

@@ -740,6 +740,7 @@ mod tests {
             root: std::env::temp_dir(),
             load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
+            remote_files: Default::default(),
         }
     }
 

@@ -575,6 +575,7 @@ mod tests {
             root: PathBuf::from(root),
             load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
             kustomization: format!("{root}/kustomization.yaml"),
+            remote_files: Default::default(),
         }
     }
 

@@ -32,6 +32,7 @@ fn ctx(name: &str) -> Ctx {
         root: case_dir(name),
         load_restrictor: LoadRestrictor::RootOnly,
         kustomization: "kustomization.yaml".into(),
+        remote_files: Default::default(),
     }
 }
 

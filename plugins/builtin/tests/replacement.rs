@@ -35,6 +35,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
         root: dir.to_path_buf(),
         load_restrictor: LoadRestrictor::RootOnly,
         kustomization: dir.join("kustomization.yaml").display().to_string(),
+        remote_files: Default::default(),
     };
     let transform = transformer("ReplacementTransformer").ok_or("not registered")?;
     let result = transform(&config, &mut resources, &ctx);
@@ -171,6 +172,7 @@ fn mini_build(case: &Path) -> Option<Result<String, String>> {
         root: dir.clone(),
         load_restrictor: LoadRestrictor::RootOnly,
         kustomization: dir.join("kustomization.yaml").display().to_string(),
+        remote_files: Default::default(),
     };
     let transform = transformer("ReplacementTransformer")?;
     for config in &configs {

@@ -126,6 +126,7 @@ fn check(dir: &str, configs: &[Value]) {
         kustomization: root.join("kustomization.yaml").display().to_string(),
         root,
         load_restrictor: LoadRestrictor::RootOnly,
+        remote_files: Default::default(),
     };
     for config in configs {
         let kind = resource::kind(config).to_string();

@@ -1,0 +1,411 @@
+//! The on-disk cache under `$XDG_CACHE_HOME/kustom/` (default
+//! `~/.cache/kustom/`):
+//!
+//! ```text
+//! git/<repo key>/<commit>[-nosub]/        a checkout (no .git), immutable
+//! git/<repo key>/<commit>[-nosub].sums     its file digests, written last
+//! git/<repo key>/refs.json                 last commit each ref resolved to (--offline)
+//! git/<repo key>/.lock                     flock(2) held while fetching
+//! http/<url key>.body, http/<url key>.json the file, its URL, validators and sha256
+//! tmp/                                     fetches in progress (renamed into place)
+//! ```
+//!
+//! Entries appear by rename, so a reader sees a whole entry or none; a
+//! checkout counts only once its `.sums` exists, and a file only when its
+//! body matches the digest in its `.json`, so anything half-written or
+//! edited is fetched again.
+
+use crate::lock::{file_sha256, sha256_hex};
+use kustom_api::Error;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The cache root.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    /// `$XDG_CACHE_HOME/kustom`.
+    pub root: PathBuf,
+}
+
+/// `$XDG_CACHE_HOME/kustom`, else `~/.cache/kustom`.
+pub fn default_dir() -> PathBuf {
+    let base = match std::env::var_os("XDG_CACHE_HOME") {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => directories::BaseDirs::new()
+            .map(|b| b.home_dir().join(".cache"))
+            .unwrap_or_else(|| PathBuf::from(".cache")),
+    };
+    base.join("kustom")
+}
+
+/// Metadata of a cached http file.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct FileMeta {
+    /// The URL.
+    pub url: String,
+    /// sha256 of the body.
+    pub sha256: String,
+    /// `ETag` of the response.
+    #[serde(default)]
+    pub etag: Option<String>,
+    /// `Last-Modified` of the response.
+    #[serde(default)]
+    pub last_modified: Option<String>,
+}
+
+/// A held exclusive lock on a repository's cache directory.
+pub struct RepoLock(std::fs::File);
+
+impl Drop for RepoLock {
+    fn drop(&mut self) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor we own.
+        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+    }
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::new(format!("kustom cache: {}: {e}", path.display()))
+}
+
+impl Cache {
+    /// The cache at `root`.
+    pub fn new(root: PathBuf) -> Cache {
+        Cache { root }
+    }
+
+    /// The directory of one repository (by clone URL).
+    pub fn repo_dir(&self, clone_url: &str) -> PathBuf {
+        self.root.join("git").join(key(clone_url))
+    }
+
+    /// The checkout of `commit` (with or without submodules).
+    pub fn checkout(&self, clone_url: &str, commit: &str, submodules: bool) -> PathBuf {
+        let name = if submodules {
+            commit.to_string()
+        } else {
+            format!("{commit}-nosub")
+        };
+        self.repo_dir(clone_url).join(name)
+    }
+
+    /// A new private directory for a fetch in progress.
+    pub fn scratch(&self) -> Result<tempfile::TempDir, Error> {
+        let tmp = self.root.join("tmp");
+        std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+        tempfile::Builder::new()
+            .prefix("fetch-")
+            .tempdir_in(&tmp)
+            .map_err(io(&tmp))
+    }
+
+    /// Take the repository's lock (blocks while another build fetches it).
+    pub fn lock_repo(&self, clone_url: &str) -> Result<RepoLock, Error> {
+        use std::os::fd::AsRawFd;
+        let dir = self.repo_dir(clone_url);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let path = dir.join(".lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(io(&path)(std::io::Error::last_os_error()));
+        }
+        Ok(RepoLock(file))
+    }
+
+    /// A complete checkout entry: the directory and its digests.
+    pub fn complete_checkout(&self, dir: &Path) -> bool {
+        dir.is_dir() && sums_path(dir).is_file()
+    }
+
+    /// Move a finished checkout into place and record its digests.
+    pub fn install_checkout(&self, from: &Path, to: &Path) -> Result<(), Error> {
+        remove_git_dirs(from)?;
+        let sums = digests(from, "")?;
+        if to.exists() {
+            // An earlier, incomplete or corrupted entry.
+            self.discard(to)?;
+        }
+        std::fs::rename(from, to).map_err(io(to))?;
+        let text = serde_json::to_string(&sums).expect("plain map");
+        crate::lock::write_atomically(&sums_path(to), text.as_bytes())?;
+        touch(to);
+        Ok(())
+    }
+
+    /// Remove an entry (renamed away first, so no reader sees it half-deleted).
+    pub fn discard(&self, entry: &Path) -> Result<(), Error> {
+        let _ = std::fs::remove_file(sums_path(entry));
+        if entry.exists() {
+            let trash = self.scratch()?.keep();
+            let target = trash.join("old");
+            std::fs::rename(entry, &target).map_err(io(entry))?;
+            let _ = std::fs::remove_dir_all(&trash);
+        }
+        Ok(())
+    }
+
+    /// Whether the files under `sub` of a checkout still have the digests
+    /// recorded when it was fetched.
+    pub fn verify_checkout(&self, entry: &Path, sub: &str) -> Result<bool, Error> {
+        let Ok(text) = std::fs::read_to_string(sums_path(entry)) else {
+            return Ok(false);
+        };
+        let Ok(recorded) = serde_json::from_str::<BTreeMap<String, String>>(&text) else {
+            return Ok(false);
+        };
+        let sub = sub.trim_matches('/');
+        let prefix = if sub.is_empty() || sub == "." {
+            String::new()
+        } else {
+            format!("{sub}/")
+        };
+        let start = if prefix.is_empty() {
+            entry.to_path_buf()
+        } else {
+            entry.join(sub)
+        };
+        if !start.exists() {
+            // A missing path is reported by the build; nothing to verify.
+            return Ok(true);
+        }
+        let now = digests(&start, &prefix)?;
+        let expected: BTreeMap<&String, &String> = recorded
+            .iter()
+            .filter(|(k, _)| k.starts_with(&prefix))
+            .collect();
+        touch(entry);
+        Ok(now.len() == expected.len() && now.iter().all(|(k, v)| expected.get(k) == Some(&v)))
+    }
+
+    /// The last commits refs of a repository resolved to.
+    pub fn refs(&self, clone_url: &str) -> BTreeMap<String, String> {
+        std::fs::read_to_string(self.repo_dir(clone_url).join("refs.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// Record what `git_ref` resolved to.
+    pub fn set_ref(&self, clone_url: &str, git_ref: &str, commit: &str) -> Result<(), Error> {
+        let mut refs = self.refs(clone_url);
+        if refs.get(git_ref).map(String::as_str) == Some(commit) {
+            return Ok(());
+        }
+        refs.insert(git_ref.to_string(), commit.to_string());
+        let dir = self.repo_dir(clone_url);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let text = serde_json::to_string_pretty(&refs).expect("plain map");
+        crate::lock::write_atomically(&dir.join("refs.json"), text.as_bytes())
+    }
+
+    fn file_paths(&self, url: &str) -> (PathBuf, PathBuf) {
+        let dir = self.root.join("http");
+        let k = key(url);
+        (dir.join(format!("{k}.body")), dir.join(format!("{k}.json")))
+    }
+
+    /// A cached file whose body still matches its recorded digest.
+    pub fn file(&self, url: &str) -> Option<(PathBuf, FileMeta)> {
+        let (body, meta) = self.file_paths(url);
+        let meta: FileMeta = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
+        if meta.url != url {
+            return None;
+        }
+        match file_sha256(&body) {
+            Ok(d) if d == meta.sha256 => {
+                touch(&body);
+                Some((body, meta))
+            }
+            Ok(_) => {
+                tracing::warn!(%url, "cached file does not match its digest; fetching it again");
+                None
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Store a fetched file; returns its path.
+    pub fn store_file(&self, meta: &FileMeta, body: &[u8]) -> Result<PathBuf, Error> {
+        let (body_path, meta_path) = self.file_paths(&meta.url);
+        let dir = body_path.parent().expect("inside http/");
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        crate::lock::write_atomically(&body_path, body)?;
+        let text = serde_json::to_string_pretty(meta).expect("plain struct");
+        crate::lock::write_atomically(&meta_path, text.as_bytes())?;
+        Ok(body_path)
+    }
+
+    /// Whether a GET of `url` failed earlier and it was cloned as a repository.
+    pub fn file_kind_is_repo(&self, url: &str) -> bool {
+        self.file_paths(url).0.with_extension("repo").is_file()
+    }
+
+    /// Remember that `url` is a repository, not a file.
+    pub fn set_file_kind_repo(&self, url: &str) -> Result<(), Error> {
+        let marker = self.file_paths(url).0.with_extension("repo");
+        let dir = marker.parent().expect("inside http/");
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        crate::lock::write_atomically(&marker, url.as_bytes())
+    }
+
+    /// Remove entries not used for `max_age` (all of them with `None`);
+    /// returns (entries removed, bytes freed).
+    pub fn prune(&self, max_age: Option<std::time::Duration>) -> Result<(usize, u64), Error> {
+        let now = std::time::SystemTime::now();
+        let old = |p: &Path| match max_age {
+            None => true,
+            Some(age) => std::fs::metadata(p)
+                .and_then(|m| m.modified())
+                .map(|t| now.duration_since(t).unwrap_or_default() > age)
+                .unwrap_or(true),
+        };
+        let (mut count, mut bytes) = (0, 0);
+        let mut remove = |p: &Path| {
+            bytes += du(p);
+            count += 1;
+            if p.is_dir() {
+                let _ = std::fs::remove_dir_all(p);
+            } else {
+                let _ = std::fs::remove_file(p);
+            }
+        };
+        for repo in read_dir(&self.root.join("git")) {
+            let _guard = match self.lock_repo_at(&repo) {
+                Some(g) => g,
+                None => continue,
+            };
+            for entry in read_dir(&repo) {
+                if entry.is_dir() && old(&entry) {
+                    let _ = std::fs::remove_file(sums_path(&entry));
+                    remove(&entry);
+                }
+            }
+        }
+        for f in read_dir(&self.root.join("http")) {
+            if f.extension().is_some_and(|e| e == "body") && old(&f) {
+                let _ = std::fs::remove_file(f.with_extension("json"));
+                remove(&f);
+            }
+        }
+        // Fetches abandoned by killed builds.
+        for t in read_dir(&self.root.join("tmp")) {
+            if max_age.is_none()
+                || old(&t) && {
+                    let day = std::time::Duration::from_secs(86400);
+                    std::fs::metadata(&t)
+                        .and_then(|m| m.modified())
+                        .map(|m| now.duration_since(m).unwrap_or_default() > day)
+                        .unwrap_or(true)
+                }
+            {
+                remove(&t);
+            }
+        }
+        Ok((count, bytes))
+    }
+
+    fn lock_repo_at(&self, repo: &Path) -> Option<RepoLock> {
+        use std::os::fd::AsRawFd;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(repo.join(".lock"))
+            .ok()?;
+        // SAFETY: flock on a descriptor we own.
+        (unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0).then_some(RepoLock(file))
+    }
+}
+
+fn read_dir(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default()
+}
+
+fn du(p: &Path) -> u64 {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => read_dir(p).iter().map(|c| du(c)).sum(),
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
+}
+
+/// Mark an entry used (prune removes the least recently used).
+fn touch(p: &Path) {
+    let _ = std::fs::File::open(p).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+}
+
+fn sums_path(entry: &Path) -> PathBuf {
+    let mut s = entry.as_os_str().to_owned();
+    s.push(".sums");
+    PathBuf::from(s)
+}
+
+/// A readable, collision-free file name for a URL.
+fn key(url: &str) -> String {
+    let readable: String = url
+        .split("://")
+        .last()
+        .unwrap_or(url)
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(48)
+        .collect();
+    format!("{readable}-{}", &sha256_hex(url.as_bytes())[..16])
+}
+
+/// `.git` directories and gitlink files go: the checkout is read-only content.
+fn remove_git_dirs(root: &Path) -> Result<(), Error> {
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(io(&dir))? {
+            let entry = entry.map_err(io(&dir))?;
+            let path = entry.path();
+            let ty = entry.file_type().map_err(io(&path))?;
+            if entry.file_name() == ".git" {
+                if ty.is_dir() {
+                    std::fs::remove_dir_all(&path).map_err(io(&path))?;
+                } else {
+                    std::fs::remove_file(&path).map_err(io(&path))?;
+                }
+            } else if ty.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every file under `dir` (names prefixed by `prefix`) with its sha256
+/// (symlinks: their target).
+fn digests(dir: &Path, prefix: &str) -> Result<BTreeMap<String, String>, Error> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).map_err(io(&d))? {
+            let entry = entry.map_err(io(&d))?;
+            let path = entry.path();
+            let ty = entry.file_type().map_err(io(&path))?;
+            let rel = format!(
+                "{prefix}{}",
+                path.strip_prefix(dir).unwrap_or(&path).display()
+            );
+            if ty.is_dir() {
+                stack.push(path);
+            } else if ty.is_symlink() {
+                let target = std::fs::read_link(&path).map_err(io(&path))?;
+                out.insert(rel, format!("link:{}", target.display()));
+            } else {
+                out.insert(rel, file_sha256(&path)?);
+            }
+        }
+    }
+    Ok(out)
+}
