@@ -1,10 +1,12 @@
-//! The command line: `kustom build`, `kustom version`, and the hidden
-//! `kustom builtin-plugin` through which the shipped builtin plugin runs.
+//! The command line: `kustom build`, `edit`, `create`, `version`,
+//! `completion`, `plugin`, and the hidden `kustom builtin-plugin` through
+//! which the shipped builtin plugin runs. Invoked as `kustomize` (a symlink
+//! or copy), it answers to kustomize's name.
 
 use crate::build::{Builder, LoadRestrictor};
 use crate::output::{self, Reorder};
 use crate::plugins::{exec::Limits, Settings};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use kustom_api::Error;
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,7 +20,12 @@ pub const MANAGED_BY_VERSION: &str = "(devel)";
 
 /// kustom: `kustomize build` as an exec-plugin host.
 #[derive(Parser, Debug)]
-#[command(name = "kustom", version, about)]
+#[command(
+    name = "kustom",
+    version = crate::version::SEMVER_STATIC,
+    about,
+    after_help = "Examples:\n  kustom build overlays/prod\n  kustom edit set image nginx=nginx:1.27\n  kustom create --autodetect\n  kustom version --short"
+)]
 pub struct Cli {
     /// Log what happens (-v: debug, -vv: trace); RUST_LOG works too.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
@@ -32,11 +39,34 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Build a kustomization directory and print the resulting YAML.
+    #[command(
+        after_help = "Examples:\n  kustom build overlays/prod\n  kustom build --enable-helm --helm-kube-version 1.30 .\n  kustom build -o out/ ."
+    )]
     Build(BuildArgs),
-    /// Print the version.
-    Version,
+    /// Edits a kustomization file.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  kustom edit add configmap NAME --from-literal=k=v\n  kustom edit set nameprefix <prefix-value>\n  kustom edit set namesuffix <suffix-value>"
+    )]
+    Edit(crate::edit::EditCommand),
+    /// Create a new kustomization in the current directory.
+    #[command(alias = "init")]
+    Create(crate::create::CreateArgs),
+    /// Prints the kustomize version kustom is compatible with, and kustom's.
+    Version(crate::version::VersionArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    #[command(
+        after_help = "Examples:\n  source <(kustom completion bash)\n  kustom completion zsh > \"${fpath[1]}/_kustom\"\n  kustom completion fish > ~/.config/fish/completions/kustom.fish"
+    )]
+    Completion {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// List, locate and install plugins.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  kustom plugin list\n  kustom plugin which team.example.com/v1 CommonApp\n  kustom plugin install ./team.example.com"
+    )]
     Plugin(crate::plugin_cmd::PluginCommand),
     /// Run the shipped builtin plugin (`generate` or `transform`), as the core does.
     #[command(name = "builtin-plugin", hide = true)]
@@ -101,11 +131,13 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     init_logging(cli.verbose);
     match cli.command {
-        Command::Version => {
-            println!(
-                "kustom {} (kustomize {KUSTOMIZE_VERSION} compatible)",
-                env!("CARGO_PKG_VERSION")
-            );
+        Command::Version(args) => report(crate::version::run(&args)),
+        Command::Edit(cmd) => report(crate::edit::run(&cmd)),
+        Command::Create(args) => report(crate::create::run(&args)),
+        Command::Completion { shell } => {
+            let mut cmd = Cli::command();
+            let name = invoked_name();
+            clap_complete::generate(shell, &mut cmd, name, &mut std::io::stdout());
             0
         }
         Command::BuiltinPlugin { subcommand } => kustom_builtin::run(vec![subcommand]),
@@ -129,6 +161,31 @@ pub fn main() -> i32 {
             }
         },
     }
+}
+
+/// Print an error as kustomize does (`Error: …` on STDERR); the exit code.
+fn report(result: Result<(), Error>) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("Error: {}", e.message.trim_end());
+            1
+        }
+    }
+}
+
+/// The name kustom was invoked as (`kustomize` through a symlink), for
+/// completion scripts.
+fn invoked_name() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|a| {
+            std::path::Path::new(&a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .filter(|n| n == "kustomize")
+        .unwrap_or_else(|| "kustom".to_string())
 }
 
 fn init_logging(verbose: u8) {
