@@ -115,6 +115,9 @@ pub struct BuildArgs {
     /// Largest output a plugin may write, in bytes.
     #[arg(long, default_value_t = 256 * 1024 * 1024)]
     pub plugin_max_output: usize,
+    /// kustomize's helm and container-function flags.
+    #[command(flatten)]
+    pub kustomize: crate::build_flags::KustomizeBuildFlags,
 }
 
 /// Run the CLI; returns the process exit code.
@@ -246,6 +249,7 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
         exec_env: args.env.clone(),
         enable_helm: args.enable_helm,
         helm_command: args.helm_command.clone(),
+        helm_overrides: args.kustomize.helm_overrides(),
     };
     let builder = Builder::new(settings, restrictor);
     let started = std::time::Instant::now();
@@ -319,6 +323,7 @@ pub fn plugin_settings() -> Result<Settings, Error> {
         exec_env: Vec::new(),
         enable_helm: false,
         helm_command: "helm".into(),
+        helm_overrides: Default::default(),
     })
 }
 

@@ -313,6 +313,9 @@ impl Kustomization {
         }
         let mut value = value;
         fold_field_case(&mut value);
+        for warning in deprecation_warnings(&value) {
+            eprintln!("{warning}");
+        }
         let mut k: Kustomization = serde_json::from_value(value).map_err(|e| {
             Error::new(format!(
                 "invalid Kustomization {}: {e}; fix or remove the field (see the kustomization reference)",
@@ -443,6 +446,27 @@ const OPTION_FIELDS: &[&str] = &[
 /// kustomize decodes kustomizations with Go's encoding/json, which matches
 /// field names case-insensitively (`nameprefix:` works): fold known names
 /// to their canonical spelling before strict decoding.
+/// The warnings kustomize prints on STDERR, in its words and order, for
+/// each deprecated field a kustomization sets (even to an empty list).
+pub fn deprecation_warnings(value: &Value) -> Vec<String> {
+    const RUN_FIX: &str = "Run 'kustomize edit fix' to update your Kustomization automatically.";
+    const FIELDS: [(&str, &str, &str); 6] = [
+        ("bases", "resources", ""),
+        ("commonLabels", "labels", ""),
+        ("imageTags", "images", ""),
+        ("patchesJson6902", "patches", ""),
+        ("patchesStrategicMerge", "patches", ""),
+        ("vars", "replacements", "[EXPERIMENTAL] "),
+    ];
+    FIELDS
+        .iter()
+        .filter(|(field, _, _)| value.get(*field).is_some_and(|v| !v.is_null()))
+        .map(|(field, instead, experimental)| {
+            format!("# Warning: '{field}' is deprecated. Please use '{instead}' instead. {experimental}{RUN_FIX}")
+        })
+        .collect()
+}
+
 fn fold_field_case(value: &mut Value) {
     fold_keys(value, TOP_FIELDS);
     let Some(map) = value.as_object_mut() else {

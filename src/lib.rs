@@ -7,6 +7,7 @@
 
 pub mod accumulator;
 pub mod build;
+pub mod build_flags;
 pub mod cli;
 pub mod crds;
 pub mod create;

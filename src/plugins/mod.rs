@@ -53,6 +53,8 @@ pub struct Settings {
     pub enable_helm: bool,
     /// `--helm-command`: the helm executable.
     pub helm_command: String,
+    /// `--helm-kube-version`, `--helm-api-versions`, `--helm-debug`: chart overrides.
+    pub helm_overrides: crate::build_flags::HelmOverrides,
 }
 
 /// Which plugin runs a config object, and how.
@@ -343,6 +345,7 @@ impl Settings {
             ),
             (ENV_HELM_COMMAND, self.helm_command.clone()),
         ];
+        env.extend(self.helm_overrides.env());
         // Private to the shipped builtin; always set there so that an
         // inherited value cannot change what a call means.
         if matches!(loc, Location::ShippedBuiltin(_)) {
