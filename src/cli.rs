@@ -131,7 +131,7 @@ pub fn main() -> i32 {
         }
         return kustom_builtin::run(vec![args[2].clone()]);
     }
-    let cli = Cli::parse();
+    let cli = parse_args();
     init_logging(cli.verbose);
     match cli.command {
         Command::Version(args) => report(crate::version::run(&args)),
@@ -164,6 +164,31 @@ pub fn main() -> i32 {
             }
         },
     }
+}
+
+/// Parse the command line; invoked as `kustomize`, help and examples use
+/// that name and the description is kustomize's.
+fn parse_args() -> Cli {
+    use clap::FromArgMatches;
+    let mut cmd = Cli::command();
+    if invoked_name() == "kustomize" {
+        cmd = as_kustomize(cmd.name("kustomize"))
+            .about("Manages declarative configuration of Kubernetes (kustom, drop-in for kustomize v5.5.0)");
+    }
+    let matches = cmd.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// The command tree with `kustom` in examples spelled `kustomize`.
+fn as_kustomize(cmd: clap::Command) -> clap::Command {
+    let cmd = match cmd.get_after_help() {
+        Some(h) => {
+            let text = h.to_string().replace("  kustom ", "  kustomize ");
+            cmd.after_help(text)
+        }
+        None => cmd,
+    };
+    cmd.mut_subcommands(as_kustomize)
 }
 
 /// Print an error as kustomize does (`Error: …` on STDERR); the exit code.

@@ -275,7 +275,7 @@ fn add_generator(flags: &GeneratorFlags, secret_type: Option<&String>) -> Result
         .expand_file_sources()
         .map_err(|e| e.context("failed to expand file source"))?;
     let name = flags
-        .validate_add()
+        .validate_add(&files)
         .map_err(|e| e.context("failed to validate flags"))?;
     super::edit_wrapped(|k: &mut Kustomization, _| {
         let global = k.get("generatorOptions").cloned();

@@ -174,18 +174,18 @@ impl GeneratorFlags {
         Ok(out)
     }
 
-    /// kustomize's `ValidateAdd`; gives the name.
-    pub fn validate_add(&self) -> Result<String, Error> {
+    /// kustomize's `ValidateAdd` (with the file sources as expanded); gives the name.
+    pub fn validate_add(&self, files: &[String]) -> Result<String, Error> {
         let [name] = self.names.as_slice() else {
             return Err(Error::new("name must be specified once"));
         };
         let env = self.from_env_file.as_deref().unwrap_or("");
-        if env.is_empty() && self.from_file.is_empty() && self.from_literal.is_empty() {
+        if env.is_empty() && files.is_empty() && self.from_literal.is_empty() {
             return Err(Error::new(
                 "at least from-env-file, or from-file or from-literal must be set",
             ));
         }
-        if !env.is_empty() && (!self.from_file.is_empty() || !self.from_literal.is_empty()) {
+        if !env.is_empty() && (!files.is_empty() || !self.from_literal.is_empty()) {
             return Err(Error::new(
                 "from-env-file cannot be combined with from-file or from-literal",
             ));
