@@ -21,22 +21,22 @@ use std::path::{Path, PathBuf};
   kustom create --resources deployment.yaml,service.yaml,../base --namespace staging --nameprefix acme-")]
 pub struct CreateArgs {
     /// Comma-separated files, directories or URLs to add to resources.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub resources: String,
     /// Set the value of the namespace field.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub namespace: String,
     /// Add one or more common annotations (`k:v,k2:v2`).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub annotations: String,
     /// Add one or more common labels (`k:v,k2:v2`).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub labels: String,
     /// Sets the value of the namePrefix field.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub nameprefix: String,
     /// Sets the value of the nameSuffix field.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub namesuffix: String,
     /// Search for Kubernetes resources in the current directory to add.
     #[arg(long)]

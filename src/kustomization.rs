@@ -316,6 +316,19 @@ impl Kustomization {
         for warning in deprecation_warnings(&value) {
             eprintln!("{warning}");
         }
+        // kustomize's CheckEmpty: nothing but apiVersion and kind (a field
+        // set to an empty list or map counts as set).
+        if let Some(map) = value.as_object() {
+            if map
+                .iter()
+                .all(|(k, v)| k == "apiVersion" || k == "kind" || v.is_null())
+            {
+                return Err(Error::new(format!(
+                    "{}: kustomization.yaml is empty",
+                    file.display()
+                )));
+            }
+        }
         let mut k: Kustomization = serde_json::from_value(value).map_err(|e| {
             Error::new(format!(
                 "invalid Kustomization {}: {e}; fix or remove the field (see the kustomization reference)",

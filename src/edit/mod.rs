@@ -128,22 +128,22 @@ pub struct GeneratorFlags {
     /// NAME of the ConfigMap or Secret.
     pub names: Vec<String>,
     /// File sources: `path` (key = file name) or `key=path`; comma-separated or repeated.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub from_file: Vec<String>,
     /// A key and literal value (`mykey=somevalue`); repeatable.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub from_literal: Vec<String>,
     /// A file of `key=val` lines (a Docker .env file).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub from_env_file: Option<String>,
     /// Disable the name suffix hash.
     #[arg(long = "disableNameSuffixHash")]
     pub disable_name_suffix_hash: bool,
     /// create (default), merge or replace.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub behavior: Option<String>,
     /// The namespace of the ConfigMap or Secret.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub namespace: String,
 }
 
@@ -205,31 +205,31 @@ impl GeneratorFlags {
 #[derive(Args, Debug)]
 pub struct PatchFlags {
     /// Path to the patch file. Cannot be used with --patch at the same time.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub path: String,
     /// Literal string of patch content. Cannot be used with --path at the same time.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub patch: String,
     /// API group in patch target.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub group: String,
     /// API version in patch target.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub version: String,
     /// Resource kind in patch target.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub kind: String,
     /// Resource name in patch target.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub name: String,
     /// Resource namespace in patch target.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub namespace: String,
     /// annotationSelector in patch target.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub annotation_selector: String,
     /// labelSelector in patch target.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub label_selector: String,
 }
 

@@ -63,7 +63,7 @@ pub struct RemoveGeneratorArgs {
     /// Comma-separated names.
     pub names: Vec<String>,
     /// The namespace of the entries.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub namespace: String,
 }
 

@@ -84,13 +84,13 @@ pub struct SetGeneratorFlags {
     /// NAME of the ConfigMap or Secret.
     pub names: Vec<String>,
     /// An existing key and its new value (`mykey=newvalue`); repeatable.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub from_literal: Vec<String>,
     /// Current namespace of the target.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub namespace: String,
     /// New namespace value for the target.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub new_namespace: String,
 }
 
