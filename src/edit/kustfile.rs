@@ -254,10 +254,9 @@ pub fn fix_kustomization(k: &mut Kustomization) {
             "Kustomization".to_string()
         }
     };
-    if !k
-        .get("apiVersion")
+    if k.get("apiVersion")
         .and_then(Value::as_str)
-        .is_some_and(|s| !s.is_empty())
+        .is_none_or(str::is_empty)
     {
         let v = if kind == "Component" {
             "kustomize.config.k8s.io/v1alpha1"

@@ -363,7 +363,11 @@ fn normalize_struct(
             format!("{path}.{}", field.name)
         };
         let given = given.unwrap_or(&Value::Null);
-        let value = normalize_field(given, &field.ty, s, &sub)?;
+        let mut value = normalize_field(given, &field.ty, s, &sub)?;
+        if let (Ty::Obj(inner), Omit::Never, Value::Null) = (&field.ty, field.omit, &value) {
+            // A struct that is not a pointer is never nil: its zero value prints.
+            value = Value::Object(zero_struct(inner));
+        }
         let keep = match field.omit {
             Omit::Never => true,
             Omit::Nil => !value.is_null(),
@@ -500,9 +504,13 @@ mod tests {
             out["vars"],
             json!([{"name": "V", "objref": {"name": ""}, "fieldref": {}}])
         );
-        let bad = json!({"images": [{"name": "a", "newtag": "1"}]});
+        // Go matches field names ignoring case; what matches nothing is an error.
+        let folded = json!({"images": [{"name": "a", "newtag": "1"}]});
+        let out = normalize(&folded, &KUSTOMIZATION).unwrap().unwrap();
+        assert_eq!(out["images"], json!([{"name": "a", "newTag": "1"}]));
+        let bad = json!({"images": [{"name": "a", "tag": "1"}]});
         let e = normalize(&bad, &KUSTOMIZATION).unwrap_err();
-        assert!(e.message.contains("unknown field \"newtag\""), "{e}");
+        assert!(e.message.contains("unknown field \"tag\""), "{e}");
         let typed = json!({"namePrefix": 1});
         assert!(normalize(&typed, &KUSTOMIZATION).is_err());
     }

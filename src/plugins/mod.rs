@@ -93,7 +93,7 @@ impl Location {
 /// Where a plugin call comes from, for error messages: the protocol, the
 /// executable, the config object's apiVersion and kind, the operation and
 /// the kustomization file that listed the object.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Site<'a> {
     /// Protocol name ([`Location::protocol`]).
     pub protocol: &'static str,
@@ -103,6 +103,8 @@ pub struct Site<'a> {
     pub api_version: &'a str,
     /// Kind of the (first) config object.
     pub kind: &'a str,
+    /// Kinds of every config object of the call, comma-separated (for `-v`).
+    pub kinds: String,
     /// `generate` or `transform`.
     pub op: &'a str,
     /// The kustomization file that listed the config object.
@@ -280,6 +282,16 @@ impl Settings {
         } else {
             "; plugins other than the builtins also need --enable-alpha-plugins"
         };
+        if kep.is_file() {
+            // Installed by hand without its executable bit: say so rather
+            // than suggest installing what is already there.
+            return Err(Error::new(format!(
+                "{}: the KEP plugin {} exists but is not executable; run `chmod +x {}`{hint}",
+                what(),
+                kep.display(),
+                kep.display()
+            )));
+        }
         Err(Error::new(format!(
             "no plugin for {} (group {group:?}); looked for:\n  {}\ninstall one (`kustom plugin install EXECUTABLE --group {group}`){hint}",
             what(),
@@ -335,7 +347,7 @@ impl Settings {
     ) -> Result<Option<exec::Output>, Error> {
         CALLS.fetch_add(1, Ordering::Relaxed);
         let path = loc.path();
-        tracing::debug!(plugin = %path.display(), protocol = site.protocol, kind = site.kind, op = site.op, dir = %dir.display(), generate_first, "plugin call");
+        tracing::debug!(plugin = %path.display(), protocol = site.protocol, kinds = %site.kinds, op = site.op, dir = %dir.display(), generate_first, "plugin call");
         let mut env = vec![
             (ENV_LOAD_RESTRICTOR, self.load_restrictor.clone()),
             (ENV_KUSTOMIZATION, site.kust_file.display().to_string()),
@@ -393,6 +405,7 @@ impl Settings {
                 path: loc.path(),
                 api_version: resource::api_version(first),
                 kind: resource::kind(first),
+                kinds: kinds_of(batch),
                 op: "generate",
                 kust_file,
             };
@@ -436,7 +449,7 @@ impl Settings {
                             || resource::annotation(d, protocol::LEGACY_BEHAVIOR).is_some()
                     }) {
                         legacy::apply_generator_options(std::slice::from_mut(d))
-                            .map_err(|e| e.context(site))?;
+                            .map_err(|e| e.context(&site))?;
                     }
                     out.extend(doc::from_values(&docs));
                 }
@@ -517,6 +530,7 @@ impl Settings {
                 path: loc.path(),
                 api_version: resource::api_version(first),
                 kind: resource::kind(first),
+                kinds: kinds_of(batch),
                 op: "transform",
                 kust_file,
             };
@@ -672,4 +686,13 @@ pub fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p)
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         .unwrap_or(false)
+}
+
+/// The kinds of a batch of config objects, in order (`A, B, A`).
+fn kinds_of(batch: &[Value]) -> String {
+    batch
+        .iter()
+        .map(resource::kind)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
