@@ -5,6 +5,8 @@
 //! argument forms, then `kustomize build <path> [buildOptions]`. Each edited
 //! tree's build must equal `kubectl kustomize`'s build of the same tree.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -208,7 +210,9 @@ fn replay(labels_without_selector: bool) {
                 "kustom and kubectl kustomize differ on the edited tree:\n{edited}"
             );
         }
-        None => eprintln!("skipping: kubectl not installed — edited tree not compared"),
+        None => {
+            support::skip("kubectl not installed: edited tree not compared with kubectl kustomize")
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! Every command's `--help` has an example, and the completion scripts are
 //! valid for their shells (checked with `bash -n` when bash is installed).
 
+mod support;
+
 use clap::CommandFactory;
 use std::process::Command;
 
@@ -75,6 +77,6 @@ fn completion_scripts() {
             "bash -n: {}",
             String::from_utf8_lossy(&check.stderr)
         ),
-        Err(_) => eprintln!("skipping: bash not installed — completion syntax not checked"),
+        Err(_) => support::skip("bash not installed: completion script syntax not checked"),
     }
 }

@@ -5,6 +5,8 @@
 //! both must agree (or both fail), so the edited file means to kustomize
 //! what it means to kustom.
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -1296,9 +1298,7 @@ fn edit_and_create_cases() {
     assert!(cases.len() >= 100, "only {} cases", cases.len());
     let kubectl = kubectl_available();
     if !kubectl {
-        eprintln!(
-            "skipping: kubectl not installed — edited trees are not built with kubectl kustomize"
-        );
+        support::skip("kubectl not installed: edited trees are not built with kubectl kustomize");
     }
     let mut failures = Vec::new();
     let mut built = 0;
