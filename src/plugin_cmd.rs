@@ -347,17 +347,7 @@ pub fn is_api_group(name: &str) -> bool {
     if name == BUILTIN_GROUP {
         return true;
     }
-    name.len() <= 253
-        && name.contains('.')
-        && name.split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        })
+    name.contains('.') && kustom_builtin::target::is_dns_subdomain(name)
 }
 
 /// Ask on the terminal whether to replace an installed plugin; without a

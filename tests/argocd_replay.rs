@@ -9,38 +9,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const DEPLOY: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.25
-      - name: cache
-        image: redis:6
-";
-
-const SVC: &str = "apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  selector:
-    app: web
-  ports:
-  - port: 80
-";
+use support::{DEPLOY, SVC};
 
 fn write(path: &Path, content: &str) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");

@@ -9,6 +9,7 @@ mod support;
 
 use std::path::Path;
 use std::process::Command;
+use support::{DEPLOY, SVC};
 
 /// kustomize's default header.
 macro_rules! h {
@@ -16,38 +17,6 @@ macro_rules! h {
         "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
     };
 }
-
-const DEPLOY: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.25
-      - name: cache
-        image: redis
-";
-
-const SVC: &str = "apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  selector:
-    app: web
-  ports:
-  - port: 80
-";
 
 const COMPONENT: &str = "apiVersion: kustomize.config.k8s.io/v1alpha1
 kind: Component

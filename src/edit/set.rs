@@ -335,13 +335,7 @@ fn is_valid_annotation_key(key: &str) -> bool {
             return false;
         }
     }
-    let b = name.as_bytes();
-    !b.is_empty()
-        && b.len() <= 63
-        && b[0].is_ascii_alphanumeric()
-        && b[b.len() - 1].is_ascii_alphanumeric()
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+    kustom_builtin::target::is_name_part(name)
 }
 
 fn set_map(pairs: &[String], kind: &str, field: &str) -> Result<(), Error> {
