@@ -288,16 +288,7 @@ pub static KUSTOMIZATION: Struct = Struct {
 };
 
 /// Go's name for the kind of a JSON value in decode errors.
-pub fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
+pub use kustom_api::resource::go_json_type as json_kind;
 
 /// Decode an object of type `s` as Go's JSON decoder into kustomize's struct
 /// and marshal it back: `Ok(None)` is a nil pointer.
