@@ -1,10 +1,12 @@
-//! The command line: `kustom build`, `kustom version`, and the hidden
-//! `kustom builtin-plugin` through which the shipped builtin plugin runs.
+//! The command line: `kustom build`, `edit`, `create`, `version`,
+//! `completion`, `plugin`, and the hidden `kustom builtin-plugin` through
+//! which the shipped builtin plugin runs. Invoked as `kustomize` (a symlink
+//! or copy), it answers to kustomize's name.
 
 use crate::build::{Builder, LoadRestrictor};
 use crate::output::{self, Reorder};
 use crate::plugins::{exec::Limits, Settings};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use kustom_api::Error;
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,7 +20,12 @@ pub const MANAGED_BY_VERSION: &str = "(devel)";
 
 /// kustom: `kustomize build` as an exec-plugin host.
 #[derive(Parser, Debug)]
-#[command(name = "kustom", version, about)]
+#[command(
+    name = "kustom",
+    version = crate::version::SEMVER_STATIC,
+    about,
+    after_help = "Examples:\n  kustom build overlays/prod\n  kustom edit set image nginx=nginx:1.27\n  kustom create --autodetect\n  kustom version --short"
+)]
 pub struct Cli {
     /// Log what happens (-v: debug, -vv: trace); RUST_LOG works too.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
@@ -32,18 +39,50 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Build a kustomization directory and print the resulting YAML.
+    #[command(
+        after_help = "Examples:\n  kustom build overlays/prod\n  kustom build --enable-helm --helm-kube-version 1.30 .\n  kustom build -o out/ ."
+    )]
     Build(BuildArgs),
-    /// Print the version.
-    Version,
+    /// Edits a kustomization file.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  kustom edit add configmap NAME --from-literal=k=v\n  kustom edit set nameprefix <prefix-value>\n  kustom edit set namesuffix <suffix-value>"
+    )]
+    Edit(crate::edit::EditCommand),
+    /// Create a new kustomization in the current directory.
+    #[command(alias = "init")]
+    Create(crate::create::CreateArgs),
+    /// Prints the kustomize version kustom is compatible with, and kustom's.
+    Version(crate::version::VersionArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    #[command(
+        after_help = "Examples:\n  source <(kustom completion bash)\n  kustom completion zsh > \"${fpath[1]}/_kustom\"\n  kustom completion fish > ~/.config/fish/completions/kustom.fish"
+    )]
+    Completion {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// List, locate and install plugins.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  kustom plugin list\n  kustom plugin which team.example.com/v1 CommonApp\n  kustom plugin install ./team.example.com"
+    )]
     Plugin(crate::plugin_cmd::PluginCommand),
     /// Pin the sha256 of every plugin a build runs (and its remotes) in DIR/kustom.lock.
+    #[command(
+        after_help = "Examples:\n  kustom lock overlays/prod\n  kustom lock --enable-alpha-plugins --enable-exec .\n  kustom build --locked overlays/prod"
+    )]
     Lock(crate::lock_cmd::LockArgs),
     /// Copy a kustomization and everything it references (remote included) into a new directory.
+    #[command(
+        after_help = "Examples:\n  kustom localize overlays/prod vendored/\n  kustom localize https://github.com/org/repo//deploy?ref=v1.2.0 deploy-v1.2.0"
+    )]
     Localize(crate::localize::LocalizeArgs),
     /// The remote cache: `dir` prints where it is, `prune` empties it.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  kustom cache dir\n  kustom cache prune --older-than-days 30"
+    )]
     Cache(crate::remote::cmd::CacheCommand),
     /// Run the shipped builtin plugin (`generate` or `transform`), as the core does.
     #[command(name = "builtin-plugin", hide = true)]
@@ -102,6 +141,9 @@ pub struct BuildArgs {
     /// Remote bases and files from the cache only; no network.
     #[arg(long)]
     pub offline: bool,
+    /// kustomize's helm and container-function flags.
+    #[command(flatten)]
+    pub kustomize: crate::build_flags::KustomizeBuildFlags,
 }
 
 /// Run the CLI; returns the process exit code.
@@ -115,14 +157,16 @@ pub fn main() -> i32 {
         }
         return kustom_builtin::run(vec![args[2].clone()]);
     }
-    let cli = Cli::parse();
+    let cli = parse_args();
     init_logging(cli.verbose);
     match cli.command {
-        Command::Version => {
-            println!(
-                "kustom {} (kustomize {KUSTOMIZE_VERSION} compatible)",
-                env!("CARGO_PKG_VERSION")
-            );
+        Command::Version(args) => report(crate::version::run(&args)),
+        Command::Edit(cmd) => report(crate::edit::run(&cmd)),
+        Command::Create(args) => report(crate::create::run(&args)),
+        Command::Completion { shell } => {
+            let mut cmd = Cli::command();
+            let name = invoked_name();
+            clap_complete::generate(shell, &mut cmd, name, &mut std::io::stdout());
             0
         }
         Command::BuiltinPlugin { subcommand } => kustom_builtin::run(vec![subcommand]),
@@ -167,6 +211,56 @@ pub fn main() -> i32 {
             }
         },
     }
+}
+
+/// Parse the command line; invoked as `kustomize`, help and examples use
+/// that name and the description is kustomize's.
+fn parse_args() -> Cli {
+    use clap::FromArgMatches;
+    let mut cmd = Cli::command();
+    if invoked_name() == "kustomize" {
+        cmd = as_kustomize(cmd.name("kustomize"))
+            .about("Manages declarative configuration of Kubernetes (kustom, drop-in for kustomize v5.5.0)");
+    }
+    let matches = cmd.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// The command tree with `kustom` in examples spelled `kustomize`.
+fn as_kustomize(cmd: clap::Command) -> clap::Command {
+    let cmd = match cmd.get_after_help() {
+        Some(h) => {
+            let text = h.to_string().replace("  kustom ", "  kustomize ");
+            cmd.after_help(text)
+        }
+        None => cmd,
+    };
+    cmd.mut_subcommands(as_kustomize)
+}
+
+/// Print an error as kustomize does (`Error: …` on STDERR); the exit code.
+fn report(result: Result<(), Error>) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("Error: {}", e.message.trim_end());
+            1
+        }
+    }
+}
+
+/// The name kustom was invoked as (`kustomize` through a symlink), for
+/// completion scripts.
+fn invoked_name() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|a| {
+            std::path::Path::new(&a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .filter(|n| n == "kustomize")
+        .unwrap_or_else(|| "kustom".to_string())
 }
 
 fn init_logging(verbose: u8) {
@@ -249,6 +343,7 @@ pub fn build_with(
             lock.clone(),
         )),
         lock,
+        helm_overrides: args.kustomize.helm_overrides(),
     };
     let builder = Builder::new(settings, restrictor);
     let started = std::time::Instant::now();
@@ -336,6 +431,7 @@ pub fn plugin_settings() -> Result<Settings, Error> {
             false,
             Default::default(),
         )),
+        helm_overrides: Default::default(),
     })
 }
 

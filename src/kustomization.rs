@@ -313,10 +313,27 @@ impl Kustomization {
         }
         let mut value = value;
         fold_field_case(&mut value);
+        for warning in deprecation_warnings(&value) {
+            eprintln!("{warning}");
+        }
+        // kustomize's CheckEmpty: nothing but apiVersion and kind (a field
+        // set to an empty list or map counts as set).
+        if let Some(map) = value.as_object() {
+            if map
+                .iter()
+                .all(|(k, v)| k == "apiVersion" || k == "kind" || v.is_null())
+            {
+                return Err(Error::new(format!(
+                    "{}: kustomization.yaml is empty",
+                    file.display()
+                )));
+            }
+        }
         let mut k: Kustomization = serde_json::from_value(value).map_err(|e| {
             Error::new(format!(
-                "invalid Kustomization {}: {e}; fix or remove the field (see the kustomization reference)",
-                file.display()
+                "invalid Kustomization {}: {e}{}; fix or remove the field (see the kustomization reference)",
+                file.display(),
+                did_you_mean(&e.to_string())
             ))
         })?;
         k.fix();
@@ -443,6 +460,64 @@ const OPTION_FIELDS: &[&str] = &[
 /// kustomize decodes kustomizations with Go's encoding/json, which matches
 /// field names case-insensitively (`nameprefix:` works): fold known names
 /// to their canonical spelling before strict decoding.
+/// The warnings kustomize prints on STDERR, in its words and order, for
+/// each deprecated field a kustomization sets (even to an empty list).
+pub fn deprecation_warnings(value: &Value) -> Vec<String> {
+    const RUN_FIX: &str = "Run 'kustomize edit fix' to update your Kustomization automatically.";
+    const FIELDS: [(&str, &str, &str); 6] = [
+        ("bases", "resources", ""),
+        ("commonLabels", "labels", ""),
+        ("imageTags", "images", ""),
+        ("patchesJson6902", "patches", ""),
+        ("patchesStrategicMerge", "patches", ""),
+        ("vars", "replacements", "[EXPERIMENTAL] "),
+    ];
+    FIELDS
+        .iter()
+        .filter(|(field, _, _)| value.get(*field).is_some_and(|v| !v.is_null()))
+        .map(|(field, instead, experimental)| {
+            format!("# Warning: '{field}' is deprecated. Please use '{instead}' instead. {experimental}{RUN_FIX}")
+        })
+        .collect()
+}
+
+/// For serde's "unknown field `x`, expected one of `a`, `b`" (kustomize
+/// rejects unknown fields at every level too): the closest expected name,
+/// as "; did you mean `a`?", when one is near enough to be a typo.
+fn did_you_mean(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return String::new();
+    };
+    let Some((field, rest)) = rest.split_once('`') else {
+        return String::new();
+    };
+    let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    let best = expected
+        .iter()
+        .map(|e| (edit_distance(&field.to_lowercase(), &e.to_lowercase()), *e))
+        .min();
+    match best {
+        Some((d, name)) if d <= 2.max(field.len() / 4) => format!("; did you mean `{name}`?"),
+        _ => String::new(),
+    }
+}
+
+/// Levenshtein distance between two short names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 fn fold_field_case(value: &mut Value) {
     fold_keys(value, TOP_FIELDS);
     let Some(map) = value.as_object_mut() else {
@@ -490,5 +565,28 @@ fn fold_keys(value: &mut Value, names: &[&str]) {
             .map_or(k, |n| n.to_string());
         // Go's decoder lets a later spelling win.
         map.insert(key, v);
+    }
+}
+
+#[cfg(test)]
+mod suggestion_tests {
+    use super::*;
+
+    #[test]
+    fn unknown_field_suggestion() {
+        let m = "unknown field `newTagg`, expected one of `name`, `newName`, `newTag`, `digest`";
+        assert_eq!(did_you_mean(m), "; did you mean `newTag`?");
+        let far = "unknown field `zzzzzz`, expected one of `name`, `newName`";
+        assert_eq!(did_you_mean(far), "");
+    }
+
+    #[test]
+    fn deprecated_fields_warn_in_kustomize_words() {
+        let w = deprecation_warnings(&serde_json::json!({"bases": [], "vars": [{"name": "X"}]}));
+        assert_eq!(w.len(), 2);
+        assert_eq!(w[0], "# Warning: 'bases' is deprecated. Please use 'resources' instead. Run 'kustomize edit fix' to update your Kustomization automatically.");
+        assert!(w[1].contains(
+            "'vars' is deprecated. Please use 'replacements' instead. [EXPERIMENTAL] Run"
+        ));
     }
 }

@@ -8,9 +8,12 @@
 pub mod accumulator;
 pub mod audit;
 pub mod build;
+pub mod build_flags;
 pub mod cli;
 pub mod crds;
+pub mod create;
 pub mod doc;
+pub mod edit;
 pub mod kustomization;
 pub mod localize;
 pub mod lock;
@@ -21,3 +24,4 @@ pub mod plan;
 pub mod plugin_cmd;
 pub mod plugins;
 pub mod remote;
+pub mod version;

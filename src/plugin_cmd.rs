@@ -13,8 +13,12 @@ use std::path::{Path, PathBuf};
 pub enum PluginCommand {
     /// List every plugin reachable from this environment: KEP plugins, legacy
     /// kustomize exec plugins and the shipped builtin, with protocol and path.
+    #[command(after_help = "Example:\n  kustom plugin list")]
     List,
     /// Say which executable would run a config object of this apiVersion and kind, and why.
+    #[command(
+        after_help = "Examples:\n  kustom plugin which team.example.com/v1 CommonApp\n  kustom plugin which builtin PatchTransformer"
+    )]
     Which {
         /// apiVersion of the config object (`builtin`, `team.example.com/v1`, …).
         api_version: String,
@@ -23,12 +27,19 @@ pub enum PluginCommand {
     },
     /// Copy an executable into the KEP plugin location
     /// (`$XDG_CONFIG_HOME/kustomize/plugins/<group>`) with its executable bit set.
+    #[command(
+        after_help = "Examples:\n  kustom plugin install ./team.example.com\n  kustom plugin install ./my-plugin --group team.example.com --force"
+    )]
     Install {
         /// The plugin executable to install.
         executable: PathBuf,
-        /// API group the plugin serves (default: the executable's file name).
+        /// API group the plugin serves (default: the executable's file name,
+        /// which must then be an API group name such as team.example.com).
         #[arg(long)]
         group: Option<String>,
+        /// Replace an installed plugin of the same group without asking.
+        #[arg(short, long)]
+        force: bool,
     },
 }
 
@@ -93,8 +104,18 @@ pub fn run(cmd: &PluginCommand, settings: &Settings, out: &mut dyn Write) -> Res
             )
         }
         PluginCommand::Which { api_version, kind } => w(out, which(settings, api_version, kind)?),
-        PluginCommand::Install { executable, group } => {
-            let (group, path, replaced) = install(settings, executable, group.as_deref())?;
+        PluginCommand::Install {
+            executable,
+            group,
+            force,
+        } => {
+            let (group, path, replaced) = install(
+                settings,
+                executable,
+                group.as_deref(),
+                *force,
+                &mut confirm_replace,
+            )?;
             w(
                 out,
                 format!(
@@ -300,8 +321,46 @@ pub fn which(settings: &Settings, api_version: &str, kind: &str) -> Result<Strin
             }
             Ok(text)
         }
-        Err(e) => Err(Error::new(format!("{text}{}", e.message))),
+        Err(e) => {
+            let kep_present = kep.is_file() && !plugins::is_executable(&kep);
+            let why = if kep_present {
+                format!(
+                    "the KEP plugin {} is there but not executable; run `chmod +x {}`",
+                    kep.display(),
+                    kep.display()
+                )
+            } else if e.message.starts_with("no plugin for") {
+                format!("install one with `kustom plugin install EXECUTABLE --group {group}`")
+            } else {
+                e.message.clone()
+            };
+            Err(Error::new(format!(
+                "{text}No plugin would run {api_version} {kind}: {why}."
+            )))
+        }
     }
+}
+
+/// Whether a name is an API group as kustomize's plugin lookup uses them:
+/// `builtin`, or a lowercase DNS subdomain with at least one dot.
+pub fn is_api_group(name: &str) -> bool {
+    if name == BUILTIN_GROUP {
+        return true;
+    }
+    name.contains('.') && kustom_builtin::target::is_dns_subdomain(name)
+}
+
+/// Ask on the terminal whether to replace an installed plugin; without a
+/// terminal the answer is no (use `--force`).
+fn confirm_replace(dest: &Path) -> bool {
+    use std::io::{BufRead, IsTerminal};
+    if !std::io::stdin().is_terminal() {
+        return false;
+    }
+    eprint!("{} exists; replace it? [y/N] ", dest.display());
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    matches!(answer.trim(), "y" | "Y" | "yes")
 }
 
 fn presence(p: &Path) -> &'static str {
@@ -320,6 +379,8 @@ pub fn install(
     settings: &Settings,
     executable: &Path,
     group: Option<&str>,
+    force: bool,
+    confirm: &mut dyn FnMut(&Path) -> bool,
 ) -> Result<(String, PathBuf, bool), Error> {
     use std::os::unix::fs::PermissionsExt;
     let meta = std::fs::metadata(executable)
@@ -332,15 +393,20 @@ pub fn install(
     }
     let group = match group {
         Some(g) => g.to_string(),
-        None => executable
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| {
-                Error::new(format!(
-                    "cannot tell the group of {}; pass --group",
+        None => {
+            let name = executable
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if !is_api_group(&name) {
+                return Err(Error::new(format!(
+                    "the file name {name:?} of {} is not an API group name (like team.example.com); \
+                     pass the group the plugin serves with --group GROUP",
                     executable.display()
-                ))
-            })?,
+                )));
+            }
+            name
+        }
     };
     if group.is_empty() || group.contains('/') || group == "." || group == ".." {
         return Err(Error::new(format!(
@@ -348,6 +414,12 @@ pub fn install(
         )));
     }
     let dest = settings.kep_path(&group);
+    if dest.exists() && !force && !confirm(&dest) {
+        return Err(Error::new(format!(
+            "a plugin for group {group:?} is already installed at {}; pass --force to replace it",
+            dest.display()
+        )));
+    }
     let dir = dest
         .parent()
         .ok_or_else(|| Error::new(format!("no parent directory for {}", dest.display())))?;

@@ -3,6 +3,8 @@
 //! in `tests/conformance/known-failures.txt` — or when a listed case now
 //! passes, so that the list only shrinks.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,7 +38,7 @@ fn known_failures() -> BTreeMap<String, String> {
 #[test]
 fn conformance_corpus() {
     let Some(corpus) = corpus() else {
-        eprintln!("conformance corpus not found beside the repository: skipped");
+        support::skip("conformance corpus (../shared/conformance) not found beside the repository: corpus not run");
         return;
     };
     let bin = env!("CARGO_BIN_EXE_kustom");

@@ -7,6 +7,8 @@
 //! `~/.cache/kustom/helm/bin/helm`), else `helm` on `$PATH`. Without one the
 //! tests say so on STDERR and pass without checking anything.
 
+mod support;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -40,9 +42,7 @@ macro_rules! helm_or_skip {
         match find_helm() {
             Some(h) => h,
             None => {
-                eprintln!(
-                    "skipped: no helm found; run .ci/install-helm.sh (or set KUSTOM_TEST_HELM)"
-                );
+                support::skip("no helm found: run .ci/install-helm.sh (or set KUSTOM_TEST_HELM)");
                 return;
             }
         }
@@ -164,10 +164,10 @@ fn kep_chart_plugin_inflates_and_references_follow_renames() {
     let helm = helm_or_skip!();
     let plugin = Path::new(env!("CARGO_BIN_EXE_kustom")).with_file_name("kustom-helm");
     if !plugin.is_file() {
-        eprintln!(
-            "skipped: {} is not built (cargo build -p kustom-helm)",
+        support::skip(&format!(
+            "{} is not built (cargo build -p kustom-helm)",
             plugin.display()
-        );
+        ));
         return;
     }
     let tmp = tempfile::tempdir().expect("temp");

@@ -8,6 +8,8 @@
 //! without it, or without a helm for the helm cases, the tests say so and
 //! pass without checking.
 
+mod support;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -115,7 +117,7 @@ fn run_case(corpus: &Path, name: &str, extra: &[String]) -> Option<String> {
 
 fn check(cases: &[&str], extra: &[String]) {
     let Some(corpus) = corpus() else {
-        eprintln!("skipped: conformance corpus not found (../shared/conformance or $KUSTOM_CONFORMANCE_DIR)");
+        support::skip("conformance corpus not found (../shared/conformance or $KUSTOM_CONFORMANCE_DIR): plugin corpus not run");
         return;
     };
     let failures: Vec<String> = cases
@@ -154,7 +156,7 @@ fn krm_exec_function_cases() {
 #[test]
 fn helm_local_chart_cases() {
     let Some(helm) = helm() else {
-        eprintln!("skipped: no helm; run .ci/install-helm.sh (or set KUSTOM_TEST_HELM)");
+        support::skip("no helm: run .ci/install-helm.sh (or set KUSTOM_TEST_HELM)");
         return;
     };
     check(

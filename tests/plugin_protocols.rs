@@ -614,7 +614,10 @@ fn plugin_list_which_and_install() {
     let which = ok(&env.kustom(&["plugin", "which", "builtin", "PatchTransformer"]));
     assert_contains(&which, &["shipped builtin", "builtin-plugin"]);
     let missing = env.kustom(&["plugin", "which", "x.example.com/v1", "Nope"]);
-    assert_contains(&fails(&missing), &["no plugin for x.example.com/v1 Nope"]);
+    assert_contains(
+        &fails(&missing),
+        &["No plugin would run x.example.com/v1 Nope: install one"],
+    );
 }
 
 // ---------------------------------------------------------------- README

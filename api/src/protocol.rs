@@ -63,6 +63,14 @@ pub const ENV_LOAD_RESTRICTOR: &str = "KUSTOM_LOAD_RESTRICTOR";
 pub const ENV_ENABLE_HELM: &str = "KUSTOM_ENABLE_HELM";
 /// Environment variable naming the helm executable (`--helm-command`).
 pub const ENV_HELM_COMMAND: &str = "KUSTOM_HELM_COMMAND";
+/// Environment variable carrying `--helm-kube-version` (empty when unset):
+/// it replaces every chart's `kubeVersion`, as in kustomize.
+pub const ENV_HELM_KUBE_VERSION: &str = "KUSTOM_HELM_KUBE_VERSION";
+/// Environment variable carrying `--helm-api-versions`, one per line: when
+/// any is given they replace every chart's `apiVersions`.
+pub const ENV_HELM_API_VERSIONS: &str = "KUSTOM_HELM_API_VERSIONS";
+/// Environment variable set to "true" by `--helm-debug` (every chart gets `debug`).
+pub const ENV_HELM_DEBUG: &str = "KUSTOM_HELM_DEBUG";
 /// Environment variable naming the kustomization file that listed the virtual resources.
 pub const ENV_KUSTOMIZATION: &str = "KUSTOM_KUSTOMIZATION";
 /// Environment variable the core sets on a `transform` call to its shipped

@@ -223,6 +223,15 @@ pub fn run(
             stderr_tail(&stderr)
         )));
     }
+    // With -v a plugin's STDERR is shown even when it succeeds (warnings,
+    // progress); on failure it is part of the error instead.
+    if !stderr.is_empty() && status.success() {
+        tracing::debug!(
+            plugin = %program.display(),
+            stderr = %String::from_utf8_lossy(&stderr).trim_end(),
+            "plugin stderr"
+        );
+    }
     Ok(Output {
         status: status.code(),
         stdout,

@@ -69,6 +69,8 @@ pub struct Settings {
     pub digests: Arc<Mutex<HashMap<PathBuf, String>>>,
     /// Remote bases and files (cache, `--offline`).
     pub remote: std::sync::Arc<crate::remote::Fetcher>,
+    /// `--helm-kube-version`, `--helm-api-versions`, `--helm-debug`: chart overrides.
+    pub helm_overrides: crate::build_flags::HelmOverrides,
 }
 
 /// One plugin call about to run: its name, digest and sandbox.
@@ -115,7 +117,7 @@ impl Location {
 /// Where a plugin call comes from, for error messages: the protocol, the
 /// executable, the config object's apiVersion and kind, the operation and
 /// the kustomization file that listed the object.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Site<'a> {
     /// Protocol name ([`Location::protocol`]).
     pub protocol: &'static str,
@@ -125,6 +127,8 @@ pub struct Site<'a> {
     pub api_version: &'a str,
     /// Kind of the (first) config object.
     pub kind: &'a str,
+    /// Kinds of every config object of the call, comma-separated (for `-v`).
+    pub kinds: String,
     /// `generate` or `transform`.
     pub op: &'a str,
     /// The kustomization file that listed the config object.
@@ -312,6 +316,16 @@ impl Settings {
         } else {
             "; plugins other than the builtins also need --enable-alpha-plugins"
         };
+        if kep.is_file() {
+            // Installed by hand without its executable bit: say so rather
+            // than suggest installing what is already there.
+            return Err(Error::new(format!(
+                "{}: the KEP plugin {} exists but is not executable; run `chmod +x {}`{hint}",
+                what(),
+                kep.display(),
+                kep.display()
+            )));
+        }
         Err(Error::new(format!(
             "no plugin for {} (group {group:?}); looked for:\n  {}\ninstall one (`kustom plugin install EXECUTABLE --group {group}`){hint}",
             what(),
@@ -500,7 +514,7 @@ impl Settings {
     ) -> Result<Option<exec::Output>, Error> {
         CALLS.fetch_add(1, Ordering::Relaxed);
         let path = loc.path();
-        tracing::debug!(plugin = %path.display(), protocol = site.protocol, kind = site.kind, op = site.op, dir = %dir.display(), generate_first, "plugin call");
+        tracing::debug!(plugin = %path.display(), protocol = site.protocol, kinds = %site.kinds, op = site.op, dir = %dir.display(), generate_first, "plugin call");
         let mut env = vec![
             (ENV_LOAD_RESTRICTOR, self.load_restrictor.clone()),
             (ENV_KUSTOMIZATION, site.kust_file.display().to_string()),
@@ -510,6 +524,7 @@ impl Settings {
             ),
             (ENV_HELM_COMMAND, self.helm_command.clone()),
         ];
+        env.extend(self.helm_overrides.env());
         // Private to the shipped builtin; always set there so that an
         // inherited value cannot change what a call means.
         if matches!(loc, Location::ShippedBuiltin(_)) {
@@ -561,6 +576,7 @@ impl Settings {
                 path: loc.path(),
                 api_version: resource::api_version(first),
                 kind: resource::kind(first),
+                kinds: kinds_of(batch),
                 op: "generate",
                 kust_file,
             };
@@ -702,6 +718,7 @@ impl Settings {
                 path: loc.path(),
                 api_version: resource::api_version(first),
                 kind: resource::kind(first),
+                kinds: kinds_of(batch),
                 op: "transform",
                 kust_file,
             };
@@ -943,4 +960,13 @@ pub fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p)
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         .unwrap_or(false)
+}
+
+/// The kinds of a batch of config objects, in order (`A, B, A`).
+fn kinds_of(batch: &[Value]) -> String {
+    batch
+        .iter()
+        .map(resource::kind)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

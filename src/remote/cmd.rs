@@ -7,8 +7,12 @@ use kustom_api::Error;
 #[derive(Subcommand, Debug)]
 pub enum CacheCommand {
     /// Print the cache directory.
+    #[command(after_help = "Examples:\n  kustom cache dir\n  du -sh \"$(kustom cache dir)\"")]
     Dir,
     /// Remove cached checkouts and files.
+    #[command(
+        after_help = "Examples:\n  kustom cache prune\n  kustom cache prune --older-than-days 30"
+    )]
     Prune {
         /// Only entries unused for this many days (default: everything).
         #[arg(long)]

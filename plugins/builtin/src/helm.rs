@@ -121,6 +121,31 @@ impl Chart {
         })
     }
 
+    /// Apply `--helm-kube-version`, `--helm-api-versions` and `--helm-debug`
+    /// (passed by the core in the environment): they win over the chart's
+    /// own fields, as kustomize's build flags do.
+    pub fn apply_build_flags(&mut self) {
+        use kustom_api::protocol::{ENV_HELM_API_VERSIONS, ENV_HELM_DEBUG, ENV_HELM_KUBE_VERSION};
+        if let Ok(v) = std::env::var(ENV_HELM_KUBE_VERSION) {
+            if !v.is_empty() {
+                self.kube_version = v;
+            }
+        }
+        if let Ok(v) = std::env::var(ENV_HELM_API_VERSIONS) {
+            let versions: Vec<String> = v
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect();
+            if !versions.is_empty() {
+                self.api_versions = versions;
+            }
+        }
+        if std::env::var(ENV_HELM_DEBUG).as_deref() == Ok("true") {
+            self.debug = true;
+        }
+    }
+
     /// The directory holding the chart directory.
     fn abs_chart_home(&self, root: &Path) -> PathBuf {
         let home = if self.chart_home.is_empty() {
@@ -461,7 +486,9 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
 /// The builtin generator.
 pub fn generate(config: &Value, ctx: &Ctx) -> Result<Vec<Value>, Error> {
     let helm = Helm::from_env()?;
-    inflate(&Chart::from_config(config)?, ctx, &helm)
+    let mut chart = Chart::from_config(config)?;
+    chart.apply_build_flags();
+    inflate(&chart, ctx, &helm)
 }
 
 #[cfg(test)]

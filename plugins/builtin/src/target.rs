@@ -591,7 +591,9 @@ fn parse_value_set(p: &mut Parser) -> Result<BTreeSet<String>, Error> {
     }
 }
 
-fn is_name_part(s: &str) -> bool {
+/// A qualified name's name part (label keys and values, annotation keys):
+/// at most 63 alphanumerics, `-`, `_` or `.`, alphanumeric at both ends.
+pub fn is_name_part(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b.len() <= 63
@@ -601,7 +603,8 @@ fn is_name_part(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
-fn is_dns_subdomain(s: &str) -> bool {
+/// A lowercase RFC 1123 DNS subdomain (label key prefixes, API groups).
+pub fn is_dns_subdomain(s: &str) -> bool {
     s.len() <= 253
         && s.split('.').all(|label| {
             let b = label.as_bytes();

@@ -91,7 +91,9 @@ fn chart_of(config: &Value) -> Result<Chart, Error> {
             fields.insert(to.into(), v.clone());
         }
     }
-    Chart::from_config(&Value::Object(fields))
+    let mut chart = Chart::from_config(&Value::Object(fields))?;
+    chart.apply_build_flags();
+    Ok(chart)
 }
 
 fn generate(input: &[u8]) -> Result<Vec<u8>, Error> {

@@ -1,0 +1,82 @@
+//! Every command's `--help` has an example, and the completion scripts are
+//! valid for their shells (checked with `bash -n` when bash is installed).
+
+mod support;
+
+use clap::CommandFactory;
+use std::process::Command;
+
+fn walk(cmd: &clap::Command, path: &mut Vec<String>, missing: &mut Vec<String>, count: &mut usize) {
+    if cmd.is_hide_set() || cmd.get_name() == "help" {
+        return;
+    }
+    *count += 1;
+    let after = cmd
+        .get_after_help()
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    if !after.contains("Example") {
+        missing.push(path.join(" "));
+    }
+    for sub in cmd.get_subcommands() {
+        path.push(sub.get_name().to_string());
+        walk(sub, path, missing, count);
+        path.pop();
+    }
+}
+
+#[test]
+fn every_command_help_has_an_example() {
+    let cmd = kustom::cli::Cli::command();
+    let (mut missing, mut count) = (Vec::new(), 0);
+    walk(
+        &cmd,
+        &mut vec!["kustom".to_string()],
+        &mut missing,
+        &mut count,
+    );
+    assert!(count > 40, "only {count} commands walked");
+    assert!(missing.is_empty(), "no example in --help of: {missing:?}");
+}
+
+#[test]
+fn help_prints_the_example() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kustom"))
+        .args(["edit", "add", "label", "--help"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Example:\n  kustom edit add label"), "{text}");
+}
+
+#[test]
+fn completion_scripts() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kustom"))
+            .args(["completion", shell])
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8(out.stdout).expect("utf-8");
+        assert!(script.contains("kustom"), "{shell}");
+        assert!(
+            script.contains("nameprefix"),
+            "{shell}: edit subcommands completed"
+        );
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("kustom.bash");
+    let out = Command::new(env!("CARGO_BIN_EXE_kustom"))
+        .args(["completion", "bash"])
+        .output()
+        .expect("run");
+    std::fs::write(&path, out.stdout).expect("write");
+    match Command::new("bash").arg("-n").arg(&path).output() {
+        Ok(check) => assert!(
+            check.status.success(),
+            "bash -n: {}",
+            String::from_utf8_lossy(&check.stderr)
+        ),
+        Err(_) => support::skip("bash not installed: completion script syntax not checked"),
+    }
+}
