@@ -99,7 +99,7 @@ pub fn read_stream(bytes: &[u8]) -> Result<Vec<Value>, Error> {
 fn try_json_stream(text: &str) -> Option<Vec<Value>> {
     json_stream_chunks(text)?
         .into_iter()
-        .map(|chunk| serde_json::from_str(chunk).ok())
+        .map(|chunk| crate::json::from_str(chunk).ok())
         .collect()
 }
 

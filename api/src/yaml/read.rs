@@ -215,7 +215,7 @@ const ALIAS_BUDGET: usize = 5_000_000;
 /// Deepest nesting of collections accepted. go-yaml allows 10000 levels,
 /// but values this deep would overflow the stack of the (recursive) JSON
 /// writer and destructor; real resources are nowhere near.
-const MAX_NESTING: usize = 1000;
+pub const MAX_NESTING: usize = 1000;
 
 /// A scalar as written: text, whether it was plain, its (short) tag, its line.
 #[derive(Debug, Clone)]
@@ -262,8 +262,24 @@ struct MapFrame {
     /// kyaml drops the first key spelled `<<` (whatever its style).
     dropped_lt: bool,
     is_root: bool,
+    /// Where this mapping sits in the document (see [`MapRole`]).
+    role: MapRole,
     anchor: Option<String>,
     line: usize,
+}
+
+/// The mappings of a document the reader treats specially.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MapRole {
+    Root,
+    /// The root's `metadata`.
+    Metadata,
+    /// The root's `metadata.annotations`: kustomize re-writes it as a
+    /// string map of the scalars' texts before printing (`a: null` comes out
+    /// as `"null"`, `b: 0x1F` as `"0x1F"`, a folded scalar as its plain
+    /// text), so its values are read as those strings.
+    Annotations,
+    Other,
 }
 
 enum Frame {
@@ -336,15 +352,21 @@ impl Builder {
                 mark,
             } => {
                 let line = self.first_line + mark.line;
-                let value = if style == ScalarStyle::Folded {
+                let annotation = self.is_annotation_value();
+                let value = if style == ScalarStyle::Folded && !annotation {
                     folded_after_kyaml(value)
                 } else {
                     value
                 };
                 let scalar = Scalar {
                     text: value,
-                    plain: style == ScalarStyle::Plain,
-                    tag: tag.as_deref().and_then(short_tag),
+                    // An annotation's value is its text, whatever it says.
+                    plain: style == ScalarStyle::Plain && !annotation,
+                    tag: if annotation {
+                        Some("!!str".to_string())
+                    } else {
+                        tag.as_deref().and_then(short_tag)
+                    },
                     line,
                 };
                 if let Some(name) = anchor {
@@ -364,12 +386,14 @@ impl Builder {
             Event::MapStart { anchor, mark } => {
                 self.check_depth(mark.line)?;
                 let is_root = self.stack.is_empty();
+                let role = self.child_role();
                 self.stack.push(Frame::Map(MapFrame {
                     entries_start: self.entries.len(),
                     pending_key: None,
                     merge: None,
                     dropped_lt: false,
                     is_root,
+                    role,
                     anchor,
                     line: self.first_line + mark.line,
                 }));
@@ -431,6 +455,35 @@ impl Builder {
                 self.attach(Node::Collection { value, is_map }, line, false)
             }
         }
+    }
+
+    /// The role of a mapping starting now, from the open mapping's role and
+    /// its pending key.
+    fn child_role(&self) -> MapRole {
+        let Some(Frame::Map(parent)) = self.stack.last() else {
+            return if self.stack.is_empty() {
+                MapRole::Root
+            } else {
+                MapRole::Other
+            };
+        };
+        let key = match &parent.pending_key {
+            Some((Node::Scalar(s), _)) => s.text.as_str(),
+            _ => return MapRole::Other,
+        };
+        match (parent.role, key) {
+            (MapRole::Root, "metadata") => MapRole::Metadata,
+            (MapRole::Metadata, "annotations") => MapRole::Annotations,
+            _ => MapRole::Other,
+        }
+    }
+
+    /// Whether the next scalar is a value of the root's
+    /// `metadata.annotations` (resources only, not kustomization files).
+    fn is_annotation_value(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame::Map(f))
+            if f.role == MapRole::Annotations && f.pending_key.is_some())
+            && !LENIENT_V2.with(|m| m.get())
     }
 
     fn check_depth(&self, line: usize) -> Result<(), YamlError> {

@@ -177,7 +177,7 @@ pub fn schema_from_config(config: &Value, ctx: &Ctx) -> Result<Cow<'static, Sche
 
 fn parse_schema_text(text: &str) -> Result<Value, Error> {
     if text.trim_start().starts_with('{') {
-        if let Ok(v) = serde_json::from_str(text) {
+        if let Ok(v) = kustom_api::json::from_str(text) {
             return Ok(v);
         }
     }
