@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod nulls;
+
 /// The file names kustomize accepts, in the order it looks for them.
 pub const FILE_NAMES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
@@ -313,6 +315,8 @@ impl Kustomization {
         }
         let mut value = value;
         fold_field_case(&mut value);
+        nulls::zero_nulls(&mut value);
+        let empty = nulls::is_empty(&value);
         let mut k: Kustomization = serde_json::from_value(value).map_err(|e| {
             Error::new(format!(
                 "invalid Kustomization {}: {e}; fix or remove the field (see the kustomization reference)",
@@ -320,6 +324,13 @@ impl Kustomization {
             ))
         })?;
         k.fix();
+        if empty {
+            return Err(Error::new(format!(
+                "kustomization.yaml is empty: {} sets no field besides apiVersion and kind; \
+                 add resources (or other fields) or remove it",
+                file.display()
+            )));
+        }
         let problems = k.enforce_fields();
         if !problems.is_empty() {
             return Err(Error::new(format!(
