@@ -376,3 +376,269 @@ fn nesting_past_the_reader_limit_fails_cleanly() {
         "{stderr}"
     );
 }
+
+#[test]
+fn strategic_merge_drops_values_written_empty() {
+    // kyaml's merge walker drops `key:` (no value) everywhere it walks —
+    // maps and associative lists, patched or not — but keeps `null` and
+    // `~`, and keeps everything inside lists it does not merge (`list`).
+    // Resources no strategic-merge patch reaches print both as null.
+    check(
+        "empty values and strategic merge",
+        &[
+            (
+                "kustomization.yaml",
+                r##"resources:
+- res.yaml
+- list.yaml
+patches:
+- patch: |
+    apiVersion: example.com/v1
+    kind: Thing
+    metadata:
+      name: t
+    spec:
+      touched: 1
+- patch: |
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: fromlist
+    data:
+      x: "1"
+- patch: |
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: d
+    spec:
+      replicas: 2
+- target:
+    kind: Service
+  patch: |
+    - op: add
+      path: /spec/x
+      value: 1
+namePrefix: p-
+"##,
+            ),
+            (
+                "res.yaml",
+                r##"apiVersion: example.com/v1
+kind: Thing
+metadata:
+  name: t
+  annotations:
+    keep: me
+spec:
+  top:
+  tilde: ~
+  list:
+  - a:
+    name: x
+  - b: null
+  nested:
+    deep:
+    deeper:
+      e:
+  flow: {f: , g: ~}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+  labels:
+spec:
+  template:
+    metadata:
+      labels:
+    spec:
+      containers:
+      - name: c
+        image: i
+        env:
+        - name: E
+          value:
+        ports:
+        - containerPort: 80
+          hostPort:
+      volumes:
+      - name: v
+        emptyDir:
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: s
+spec:
+  clusterIP:
+  ports:
+  - port: 80
+    nodePort:
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: untouched
+  annotations:
+stringData:
+  a:
+"##,
+            ),
+            (
+                "list.yaml",
+                r##"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: fromlist
+  data:
+    empty:
+    nul: null
+"##,
+            ),
+        ],
+        Want::Yaml(
+            r##"apiVersion: v1
+data:
+  nul: null
+  x: "1"
+kind: ConfigMap
+metadata:
+  name: p-fromlist
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: p-untouched
+stringData:
+  a: null
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: p-s
+spec:
+  clusterIP: null
+  ports:
+  - nodePort: null
+    port: 80
+  x: 1
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: p-d
+spec:
+  replicas: 2
+  template:
+    metadata: {}
+    spec:
+      containers:
+      - env:
+        - name: E
+        image: i
+        name: c
+        ports:
+        - containerPort: 80
+      volumes:
+      - name: v
+---
+apiVersion: example.com/v1
+kind: Thing
+metadata:
+  annotations:
+    keep: me
+  name: p-t
+spec:
+  flow:
+    g: null
+  list:
+  - a: null
+    name: x
+  - b: null
+  nested:
+    deeper: {}
+  tilde: null
+  touched: 1
+"##,
+        ),
+    );
+    check(
+        "empty values in a patch and in the target",
+        &[
+            (
+                "kustomization.yaml",
+                r##"resources:
+- dep.yaml
+patches:
+- patch: |
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: d
+    spec:
+      template:
+        spec:
+          containers:
+          - name: c
+            image: new
+            emptyP:
+            nullP: null
+            tildeP: ~
+"##,
+            ),
+            (
+                "dep.yaml",
+                r##"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+  labels:
+    emptyL:
+    nullL: null
+spec:
+  emptyS:
+  nullS: null
+  tildeS: ~
+  template:
+    spec:
+      containers:
+      - name: c
+        image: old
+        emptyC:
+        nullC: null
+        args:
+        - 
+        - null
+      - name: other
+        emptyO:
+"##,
+            ),
+        ],
+        Want::Yaml(
+            r##"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  labels:
+    nullL: null
+  name: d
+spec:
+  nullS: null
+  template:
+    spec:
+      containers:
+      - args:
+        - null
+        - null
+        image: new
+        name: c
+        nullC: null
+      - name: other
+  tildeS: null
+"##,
+        ),
+    );
+}

@@ -91,6 +91,33 @@ fn rules() -> Rules {
 /// Like [`parse_stream`], also giving the 1-based line where each document's
 /// content starts.
 pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlError> {
+    Ok(parse_documents(text)?
+        .into_iter()
+        .map(|d| (d.value, d.line))
+        .collect())
+}
+
+/// Like [`parse_stream`], also giving for each document the paths (JSON
+/// arrays of keys and indices) of the mapping values written with no value
+/// at all (`key:`), which kustomize's strategic merge treats unlike an
+/// explicit `null` or `~`.
+pub fn parse_stream_with_empty_nulls(text: &str) -> Result<Vec<(Value, Vec<Value>)>, Error> {
+    Ok(parse_documents(text)?
+        .into_iter()
+        .map(|d| (d.value, d.empty_nulls))
+        .collect())
+}
+
+/// One document read from a stream.
+struct Document {
+    value: Value,
+    /// 1-based line where its content starts.
+    line: usize,
+    /// Paths of its `key:` values written empty.
+    empty_nulls: Vec<Value>,
+}
+
+fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
     // kyaml normalises Windows line ends before anything else, including
     // inside quoted scalars.
     let normalized: std::borrow::Cow<str> = if text.contains("\r\n") {
@@ -100,7 +127,7 @@ pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlEr
     };
     let text = normalized.as_ref();
     let pieces = split_documents(text)?;
-    let mut docs = Vec::with_capacity(pieces.len());
+    let mut docs: Vec<Document> = Vec::with_capacity(pieces.len());
     // One parser and builder for all pieces: their buffers are reused.
     let mut parser = Parser::new("");
     let mut builder = Builder::new(1);
@@ -163,7 +190,7 @@ fn parse_piece<'t>(
     builder: &mut Builder,
     text: &'t str,
     first_line: usize,
-) -> Result<Option<(Value, usize)>, YamlError> {
+) -> Result<Option<Document>, YamlError> {
     check_characters(text, first_line)?;
     let syntax = |e: SyntaxError| YamlError::at(first_line + e.line, e.problem);
     parser.reset(text);
@@ -301,6 +328,8 @@ struct Builder {
     alias_budget: usize,
     root: Option<(Value, usize)>,
     root_null: bool,
+    /// Paths of mapping values written empty (see [`parse_stream_with_empty_nulls`]).
+    empty_nulls: Vec<Value>,
 }
 
 impl Builder {
@@ -313,6 +342,7 @@ impl Builder {
             alias_budget: ALIAS_BUDGET,
             root: None,
             root_null: false,
+            empty_nulls: Vec::new(),
         }
     }
 
@@ -325,16 +355,21 @@ impl Builder {
         self.alias_budget = ALIAS_BUDGET;
         self.root = None;
         self.root_null = false;
+        self.empty_nulls.clear();
     }
 
     /// The document's value and first line; None for an empty or null
     /// document.
-    fn finish(&mut self) -> Option<(Value, usize)> {
+    fn finish(&mut self) -> Option<Document> {
+        let empty_nulls = std::mem::take(&mut self.empty_nulls);
         if self.root_null {
-            None
-        } else {
-            self.root.take()
+            return None;
         }
+        self.root.take().map(|(value, line)| Document {
+            value,
+            line,
+            empty_nulls,
+        })
     }
 
     fn event(&mut self, event: Event) -> Result<(), YamlError> {
@@ -457,6 +492,27 @@ impl Builder {
         }
     }
 
+    /// Record the path of the entry just added to the innermost mapping,
+    /// whose value was written empty.
+    fn record_empty_null(&mut self) {
+        let Some((key, Value::Null, _)) = self.entries.last() else {
+            return;
+        };
+        let mut path = Vec::with_capacity(self.stack.len());
+        let outer = self.stack.len() - 1;
+        for frame in &self.stack[..outer] {
+            match frame {
+                Frame::Seq { items, .. } => path.push(Value::from(items.len())),
+                Frame::Map(m) => match &m.pending_key {
+                    Some((Node::Scalar(s), _)) => path.push(Value::String(s.text.clone())),
+                    _ => return,
+                },
+            }
+        }
+        path.push(Value::String(key.clone()));
+        self.empty_nulls.push(Value::Array(path));
+    }
+
     /// The role of a mapping starting now, from the open mapping's role and
     /// its pending key.
     fn child_role(&self) -> MapRole {
@@ -549,7 +605,10 @@ impl Builder {
                 Some((key, key_line)) => {
                     let alias_non_map =
                         from_alias && !matches!(node, Node::Collection { is_map: true, .. });
+                    let written_empty = !from_alias
+                        && matches!(&node, Node::Scalar(s) if s.plain && s.text.is_empty());
                     let value = node_value(node)?;
+                    let entries_before = self.entries.len();
                     add_entry(
                         frame,
                         &mut self.entries,
@@ -557,7 +616,11 @@ impl Builder {
                         key_line,
                         value,
                         alias_non_map,
-                    )
+                    )?;
+                    if written_empty && self.entries.len() > entries_before {
+                        self.record_empty_null();
+                    }
+                    Ok(())
                 }
             },
         }
