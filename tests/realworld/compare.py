@@ -9,8 +9,8 @@ Usage:
 Each argument is a directory tree, or a bare git directory (such as the
 `fetch` mirrors under /work/.mirror/*/repo) whose HEAD is extracted first.
 Every directory holding a kustomization file is built by both tools with
-the same flags (`--load-restrictor LoadRestrictionsNone` is not used: both
-are run with their defaults) and classified:
+the same flags (`--flag`, e.g. `--load-restrictor LoadRestrictionsNone`;
+none by default) and classified:
 
     same        both succeed, byte-identical output
     different   both succeed, outputs differ
@@ -111,8 +111,8 @@ def mentions_remote(d):
 
 def compare(d, args, home):
     env = dict(os.environ, XDG_CONFIG_HOME=home)
-    krc, kout, kerr = run(["kubectl", "kustomize", d], args.timeout)
-    orc, oout, oerr = run([args.kustom, "build", d], args.timeout, env)
+    krc, kout, kerr = run(["kubectl", "kustomize", *args.flag, d], args.timeout)
+    orc, oout, oerr = run([args.kustom, "build", *args.flag, d], args.timeout, env)
     remote = krc != 0 and mentions_remote(d)
     if krc == 0 and orc == 0:
         verdict = "same" if kout == oout else "different"
@@ -143,6 +143,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--report")
     ap.add_argument("--extract", default="/tmp/realworld")
+    ap.add_argument("--flag", action="append", default=[],
+                    help="a flag given to both tools (repeat for more), e.g. "
+                         "--flag=--load-restrictor --flag=LoadRestrictionsNone")
+    ap.add_argument("--only", help="only the directories listed in this file")
     args = ap.parse_args()
     args.kustom = os.path.abspath(args.kustom)
     dirs = []
@@ -150,6 +154,9 @@ def main():
         if os.path.isfile(os.path.join(r, "HEAD")) and os.path.isdir(os.path.join(r, "objects")):
             r = extract(r, args.extract)
         dirs.extend(sorted(kustomization_dirs(r)))
+    if args.only:
+        wanted = set(open(args.only).read().split())
+        dirs = [d for d in dirs if d in wanted]
     home = tempfile.mkdtemp(prefix="kustom-realworld-")
     results = []
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
