@@ -1229,6 +1229,30 @@ mod tests {
     }
 
     #[test]
+    fn values_written_empty_are_reported_with_their_paths() {
+        let text = "a:\nb: null\nc: ~\nl:\n- x:\n  y: \"\"\n- {f: , g: ~}\nm: &m {k: }\nn: *m\n";
+        let docs = parse_stream_with_empty_nulls(text).unwrap();
+        let paths: Vec<String> = docs[0].1.iter().map(|p| p.to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                r#"["a"]"#,
+                r#"["l",0,"x"]"#,
+                r#"["l",1,"f"]"#,
+                r#"["m","k"]"#
+            ]
+        );
+        // Top-level annotations are strings of their text, nothing empty.
+        let text = "metadata:\n  annotations:\n    a:\n    b: null\n    c: 0x1F\n";
+        let docs = parse_stream_with_empty_nulls(text).unwrap();
+        assert!(docs[0].1.is_empty());
+        assert_eq!(
+            docs[0].0["metadata"]["annotations"],
+            serde_json::json!({"a": "", "b": "null", "c": "0x1F"})
+        );
+    }
+
+    #[test]
     fn folded_scalars_come_back_as_kustomize_prints_them() {
         // A more-indented line after an ordinary one gains a blank line
         // (go-yaml's folded writer decides from the text's first line).
