@@ -642,3 +642,39 @@ spec:
         ),
     );
 }
+
+#[test]
+fn list_items_annotations_keep_their_scalar_text() {
+    // A `kind: *List` document's items become resources of their own, whose
+    // annotations kustomize prints from their text like top-level ones.
+    let list = "apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: a
+    annotations:
+      n: null
+      h: 0x1F
+      e:
+";
+    check(
+        "list item annotations",
+        &[
+            ("kustomization.yaml", "resources:\n- l.yaml\n"),
+            ("l.yaml", list),
+        ],
+        Want::Yaml(
+            "apiVersion: v1
+kind: ConfigMap
+metadata:
+  annotations:
+    e: \"\"
+    h: \"0x1F\"
+    \"n\": \"null\"
+  name: a
+",
+        ),
+    );
+}

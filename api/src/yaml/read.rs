@@ -312,6 +312,9 @@ enum MapRole {
 enum Frame {
     Seq {
         items: Vec<Value>,
+        /// The `items` of a root whose `kind` (read before it) ends in
+        /// `List`: kustomize makes each element a resource of its own.
+        list_items: bool,
         anchor: Option<String>,
         line: usize,
     },
@@ -411,8 +414,10 @@ impl Builder {
             }
             Event::SeqStart { anchor, mark } => {
                 self.check_depth(mark.line)?;
+                let list_items = self.starts_list_items();
                 self.stack.push(Frame::Seq {
                     items: Vec::new(),
+                    list_items,
                     anchor,
                     line: self.first_line + mark.line,
                 });
@@ -440,6 +445,7 @@ impl Builder {
                         items,
                         anchor,
                         line,
+                        ..
                     }) => (Value::Array(items), false, anchor, line),
                     Some(Frame::Map(frame)) => {
                         let MapFrame {
@@ -516,12 +522,16 @@ impl Builder {
     /// The role of a mapping starting now, from the open mapping's role and
     /// its pending key.
     fn child_role(&self) -> MapRole {
-        let Some(Frame::Map(parent)) = self.stack.last() else {
-            return if self.stack.is_empty() {
-                MapRole::Root
-            } else {
-                MapRole::Other
-            };
+        let parent = match self.stack.last() {
+            None => return MapRole::Root,
+            Some(Frame::Seq { list_items, .. }) => {
+                return if *list_items {
+                    MapRole::Root
+                } else {
+                    MapRole::Other
+                };
+            }
+            Some(Frame::Map(parent)) => parent,
         };
         let key = match &parent.pending_key {
             Some((Node::Scalar(s), _)) => s.text.as_str(),
@@ -532,6 +542,17 @@ impl Builder {
             (MapRole::Metadata, "annotations") => MapRole::Annotations,
             _ => MapRole::Other,
         }
+    }
+
+    /// Whether a sequence starting now is the `items` of a `*List` root.
+    fn starts_list_items(&self) -> bool {
+        let [Frame::Map(root)] = self.stack.as_slice() else {
+            return false;
+        };
+        matches!(&root.pending_key, Some((Node::Scalar(k), _)) if k.text == "items")
+            && self.entries[root.entries_start..]
+                .iter()
+                .any(|(k, v, _)| k == "kind" && v.as_str().is_some_and(|s| s.ends_with("List")))
     }
 
     /// Whether the next scalar is a value of the root's
