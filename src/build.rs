@@ -10,7 +10,7 @@ use crate::plan;
 use crate::plugins::{self, Settings};
 use crate::remote::spec::{self, RepoSpec};
 use kustom_api::fieldspec::TransformerConfig;
-use kustom_api::{resource, yaml, Error, Value};
+use kustom_api::{empty_nulls, resource, yaml, Error, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -959,11 +959,13 @@ pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Ve
             kust_file.display()
         )
     };
-    let docs =
-        yaml::parse_stream(&text).map_err(|e| e.context(path.display()).context(where_()))?;
+    let docs = yaml::parse_stream_with_empty_nulls(&text)
+        .map_err(|e| e.context(path.display()).context(where_()))?;
     let mut out = Vec::with_capacity(docs.len());
-    let mut queue: std::collections::VecDeque<Value> = docs.into();
-    while let Some(doc) = queue.pop_front() {
+    // Each document with the paths of its values written empty (`key:`),
+    // which a strategic-merge patch treats unlike `null` (kustom_api::empty_nulls).
+    let mut queue: std::collections::VecDeque<(Value, Vec<Value>)> = docs.into();
+    while let Some((doc, empties)) = queue.pop_front() {
         match &doc {
             Value::Null => continue,
             Value::Object(m) if m.is_empty() => continue,
@@ -987,7 +989,10 @@ pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Ve
                 None => {}
                 Some(Value::Null) => continue,
                 Some(Value::Array(items)) => {
-                    queue.extend(items.iter().cloned());
+                    queue.extend(items.iter().enumerate().map(|(i, item)| {
+                        let prefix = [Value::from("items"), Value::from(i)];
+                        (item.clone(), empty_nulls::below(&empties, &prefix))
+                    }));
                     continue;
                 }
                 Some(_) => {
@@ -1005,6 +1010,8 @@ pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Ve
             ))
             .context(where_()));
         }
+        let mut doc = doc;
+        empty_nulls::record(&mut doc, empties);
         out.push(doc);
     }
     Ok(out)

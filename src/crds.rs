@@ -10,7 +10,7 @@ use serde_json::{json, Map};
 /// The field-spec configuration described by one CRD definitions file.
 pub fn config_from_crd_file(text: &str, file: &str) -> Result<TransformerConfig, Error> {
     let doc = if text.trim_start().starts_with('{') {
-        serde_json::from_str(text).map_err(|e| Error::new(e.to_string()))
+        kustom_api::json::from_str(text).map_err(|e| Error::new(e.to_string()))
     } else {
         yaml::parse_stream(text).map(|d| d.into_iter().next().unwrap_or(Value::Null))
     }

@@ -67,7 +67,7 @@ impl Doc {
 
     /// Take one JSON object's text as it is, reading only its identity.
     pub fn from_json(text: &str) -> Result<Doc, serde_json::Error> {
-        let head = serde_json::from_str::<HeadOf>(text)?.0;
+        let head = kustom_api::json::from_str::<HeadOf>(text)?.0;
         Ok(Doc {
             json: text.into(),
             head,
@@ -76,7 +76,7 @@ impl Doc {
 
     /// The resource, parsed.
     pub fn value(&self) -> Value {
-        serde_json::from_str(&self.json).expect("a Doc holds valid JSON")
+        kustom_api::json::from_str(&self.json).expect("a Doc holds valid JSON")
     }
 
     /// Change the resource: parse, edit, encode again.

@@ -6,8 +6,10 @@
 //! travels inside the object as `internal.config.kubernetes.io/*`
 //! annotations, exactly as kustomize keeps it, so it survives a plugin call.
 
+pub mod empty_nulls;
 pub mod error;
 pub mod fieldspec;
+pub mod json;
 pub mod paths;
 pub mod protocol;
 pub mod resid;

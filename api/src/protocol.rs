@@ -30,6 +30,9 @@ pub const NEEDS_HASH_SUFFIX: &str = "internal.config.kubernetes.io/needsHashSuff
 pub const ALLOW_NAME_CHANGE: &str = "internal.config.kubernetes.io/allowNameChange";
 /// Patches may change their target's kind when this is set.
 pub const ALLOW_KIND_CHANGE: &str = "internal.config.kubernetes.io/allowKindChange";
+/// JSON list of the paths of a resource's values written empty (`key:`);
+/// see `kustom_api::empty_nulls`.
+pub const EMPTY_NULLS: &str = "internal.config.kubernetes.io/emptyNulls";
 /// Legacy exec-plugin protocol: a generated resource needs a hash suffix ("true").
 pub const LEGACY_NEEDS_HASH: &str = "kustomize.config.k8s.io/needs-hash";
 /// Legacy exec-plugin protocol: generator behavior.
@@ -55,6 +58,7 @@ pub const BUILD_ANNOTATIONS: &[&str] = &[
     GENERATOR_BEHAVIOR,
     NEEDS_HASH_SUFFIX,
     ID_ANNOTATION,
+    EMPTY_NULLS,
 ];
 
 /// Environment variable telling the builtin plugin the load restrictor in force.
@@ -110,7 +114,7 @@ pub fn read_stream(bytes: &[u8]) -> Result<Vec<Value>, Error> {
 fn try_json_stream(text: &str) -> Option<Vec<Value>> {
     json_stream_chunks(text)?
         .into_iter()
-        .map(|chunk| serde_json::from_str(chunk).ok())
+        .map(|chunk| crate::json::from_str(chunk).ok())
         .collect()
 }
 

@@ -91,6 +91,33 @@ fn rules() -> Rules {
 /// Like [`parse_stream`], also giving the 1-based line where each document's
 /// content starts.
 pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlError> {
+    Ok(parse_documents(text)?
+        .into_iter()
+        .map(|d| (d.value, d.line))
+        .collect())
+}
+
+/// Like [`parse_stream`], also giving for each document the paths (JSON
+/// arrays of keys and indices) of the mapping values written with no value
+/// at all (`key:`), which kustomize's strategic merge treats unlike an
+/// explicit `null` or `~`.
+pub fn parse_stream_with_empty_nulls(text: &str) -> Result<Vec<(Value, Vec<Value>)>, Error> {
+    Ok(parse_documents(text)?
+        .into_iter()
+        .map(|d| (d.value, d.empty_nulls))
+        .collect())
+}
+
+/// One document read from a stream.
+struct Document {
+    value: Value,
+    /// 1-based line where its content starts.
+    line: usize,
+    /// Paths of its `key:` values written empty.
+    empty_nulls: Vec<Value>,
+}
+
+fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
     // kyaml normalises Windows line ends before anything else, including
     // inside quoted scalars.
     let normalized: std::borrow::Cow<str> = if text.contains("\r\n") {
@@ -100,7 +127,7 @@ pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlEr
     };
     let text = normalized.as_ref();
     let pieces = split_documents(text)?;
-    let mut docs = Vec::with_capacity(pieces.len());
+    let mut docs: Vec<Document> = Vec::with_capacity(pieces.len());
     // One parser and builder for all pieces: their buffers are reused.
     let mut parser = Parser::new("");
     let mut builder = Builder::new(1);
@@ -163,7 +190,7 @@ fn parse_piece<'t>(
     builder: &mut Builder,
     text: &'t str,
     first_line: usize,
-) -> Result<Option<(Value, usize)>, YamlError> {
+) -> Result<Option<Document>, YamlError> {
     check_characters(text, first_line)?;
     let syntax = |e: SyntaxError| YamlError::at(first_line + e.line, e.problem);
     parser.reset(text);
@@ -215,7 +242,7 @@ const ALIAS_BUDGET: usize = 5_000_000;
 /// Deepest nesting of collections accepted. go-yaml allows 10000 levels,
 /// but values this deep would overflow the stack of the (recursive) JSON
 /// writer and destructor; real resources are nowhere near.
-const MAX_NESTING: usize = 1000;
+pub const MAX_NESTING: usize = 1000;
 
 /// A scalar as written: text, whether it was plain, its (short) tag, its line.
 #[derive(Debug, Clone)]
@@ -262,13 +289,32 @@ struct MapFrame {
     /// kyaml drops the first key spelled `<<` (whatever its style).
     dropped_lt: bool,
     is_root: bool,
+    /// Where this mapping sits in the document (see [`MapRole`]).
+    role: MapRole,
     anchor: Option<String>,
     line: usize,
+}
+
+/// The mappings of a document the reader treats specially.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MapRole {
+    Root,
+    /// The root's `metadata`.
+    Metadata,
+    /// The root's `metadata.annotations`: kustomize re-writes it as a
+    /// string map of the scalars' texts before printing (`a: null` comes out
+    /// as `"null"`, `b: 0x1F` as `"0x1F"`, a folded scalar as its plain
+    /// text), so its values are read as those strings.
+    Annotations,
+    Other,
 }
 
 enum Frame {
     Seq {
         items: Vec<Value>,
+        /// The `items` of a root whose `kind` (read before it) ends in
+        /// `List`: kustomize makes each element a resource of its own.
+        list_items: bool,
         anchor: Option<String>,
         line: usize,
     },
@@ -285,6 +331,8 @@ struct Builder {
     alias_budget: usize,
     root: Option<(Value, usize)>,
     root_null: bool,
+    /// Paths of mapping values written empty (see [`parse_stream_with_empty_nulls`]).
+    empty_nulls: Vec<Value>,
 }
 
 impl Builder {
@@ -297,6 +345,7 @@ impl Builder {
             alias_budget: ALIAS_BUDGET,
             root: None,
             root_null: false,
+            empty_nulls: Vec::new(),
         }
     }
 
@@ -309,16 +358,21 @@ impl Builder {
         self.alias_budget = ALIAS_BUDGET;
         self.root = None;
         self.root_null = false;
+        self.empty_nulls.clear();
     }
 
     /// The document's value and first line; None for an empty or null
     /// document.
-    fn finish(&mut self) -> Option<(Value, usize)> {
+    fn finish(&mut self) -> Option<Document> {
+        let empty_nulls = std::mem::take(&mut self.empty_nulls);
         if self.root_null {
-            None
-        } else {
-            self.root.take()
+            return None;
         }
+        self.root.take().map(|(value, line)| Document {
+            value,
+            line,
+            empty_nulls,
+        })
     }
 
     fn event(&mut self, event: Event) -> Result<(), YamlError> {
@@ -336,15 +390,21 @@ impl Builder {
                 mark,
             } => {
                 let line = self.first_line + mark.line;
-                let value = if style == ScalarStyle::Folded {
+                let annotation = self.is_annotation_value();
+                let value = if style == ScalarStyle::Folded && !annotation {
                     folded_after_kyaml(value)
                 } else {
                     value
                 };
                 let scalar = Scalar {
                     text: value,
-                    plain: style == ScalarStyle::Plain,
-                    tag: tag.as_deref().and_then(short_tag),
+                    // An annotation's value is its text, whatever it says.
+                    plain: style == ScalarStyle::Plain && !annotation,
+                    tag: if annotation {
+                        Some("!!str".to_string())
+                    } else {
+                        tag.as_deref().and_then(short_tag)
+                    },
                     line,
                 };
                 if let Some(name) = anchor {
@@ -354,8 +414,10 @@ impl Builder {
             }
             Event::SeqStart { anchor, mark } => {
                 self.check_depth(mark.line)?;
+                let list_items = self.starts_list_items();
                 self.stack.push(Frame::Seq {
                     items: Vec::new(),
+                    list_items,
                     anchor,
                     line: self.first_line + mark.line,
                 });
@@ -364,12 +426,14 @@ impl Builder {
             Event::MapStart { anchor, mark } => {
                 self.check_depth(mark.line)?;
                 let is_root = self.stack.is_empty();
+                let role = self.child_role();
                 self.stack.push(Frame::Map(MapFrame {
                     entries_start: self.entries.len(),
                     pending_key: None,
                     merge: None,
                     dropped_lt: false,
                     is_root,
+                    role,
                     anchor,
                     line: self.first_line + mark.line,
                 }));
@@ -381,6 +445,7 @@ impl Builder {
                         items,
                         anchor,
                         line,
+                        ..
                     }) => (Value::Array(items), false, anchor, line),
                     Some(Frame::Map(frame)) => {
                         let MapFrame {
@@ -431,6 +496,71 @@ impl Builder {
                 self.attach(Node::Collection { value, is_map }, line, false)
             }
         }
+    }
+
+    /// Record the path of the entry just added to the innermost mapping,
+    /// whose value was written empty.
+    fn record_empty_null(&mut self) {
+        let Some((key, Value::Null, _)) = self.entries.last() else {
+            return;
+        };
+        let mut path = Vec::with_capacity(self.stack.len());
+        let outer = self.stack.len() - 1;
+        for frame in &self.stack[..outer] {
+            match frame {
+                Frame::Seq { items, .. } => path.push(Value::from(items.len())),
+                Frame::Map(m) => match &m.pending_key {
+                    Some((Node::Scalar(s), _)) => path.push(Value::String(s.text.clone())),
+                    _ => return,
+                },
+            }
+        }
+        path.push(Value::String(key.clone()));
+        self.empty_nulls.push(Value::Array(path));
+    }
+
+    /// The role of a mapping starting now, from the open mapping's role and
+    /// its pending key.
+    fn child_role(&self) -> MapRole {
+        let parent = match self.stack.last() {
+            None => return MapRole::Root,
+            Some(Frame::Seq { list_items, .. }) => {
+                return if *list_items {
+                    MapRole::Root
+                } else {
+                    MapRole::Other
+                };
+            }
+            Some(Frame::Map(parent)) => parent,
+        };
+        let key = match &parent.pending_key {
+            Some((Node::Scalar(s), _)) => s.text.as_str(),
+            _ => return MapRole::Other,
+        };
+        match (parent.role, key) {
+            (MapRole::Root, "metadata") => MapRole::Metadata,
+            (MapRole::Metadata, "annotations") => MapRole::Annotations,
+            _ => MapRole::Other,
+        }
+    }
+
+    /// Whether a sequence starting now is the `items` of a `*List` root.
+    fn starts_list_items(&self) -> bool {
+        let [Frame::Map(root)] = self.stack.as_slice() else {
+            return false;
+        };
+        matches!(&root.pending_key, Some((Node::Scalar(k), _)) if k.text == "items")
+            && self.entries[root.entries_start..]
+                .iter()
+                .any(|(k, v, _)| k == "kind" && v.as_str().is_some_and(|s| s.ends_with("List")))
+    }
+
+    /// Whether the next scalar is a value of the root's
+    /// `metadata.annotations` (resources only, not kustomization files).
+    fn is_annotation_value(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame::Map(f))
+            if f.role == MapRole::Annotations && f.pending_key.is_some())
+            && !LENIENT_V2.with(|m| m.get())
     }
 
     fn check_depth(&self, line: usize) -> Result<(), YamlError> {
@@ -496,7 +626,10 @@ impl Builder {
                 Some((key, key_line)) => {
                     let alias_non_map =
                         from_alias && !matches!(node, Node::Collection { is_map: true, .. });
+                    let written_empty = !from_alias
+                        && matches!(&node, Node::Scalar(s) if s.plain && s.text.is_empty());
                     let value = node_value(node)?;
+                    let entries_before = self.entries.len();
                     add_entry(
                         frame,
                         &mut self.entries,
@@ -504,7 +637,11 @@ impl Builder {
                         key_line,
                         value,
                         alias_non_map,
-                    )
+                    )?;
+                    if written_empty && self.entries.len() > entries_before {
+                        self.record_empty_null();
+                    }
+                    Ok(())
                 }
             },
         }
@@ -1110,6 +1247,30 @@ mod tests {
     fn syntax_errors_carry_the_line() {
         let e = err("a: 1\nb: 2\n---\nc: [1, 2\nd: 3\n");
         assert!(e.line.is_some_and(|l| l >= 4), "{e:?}");
+    }
+
+    #[test]
+    fn values_written_empty_are_reported_with_their_paths() {
+        let text = "a:\nb: null\nc: ~\nl:\n- x:\n  y: \"\"\n- {f: , g: ~}\nm: &m {k: }\nn: *m\n";
+        let docs = parse_stream_with_empty_nulls(text).unwrap();
+        let paths: Vec<String> = docs[0].1.iter().map(|p| p.to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                r#"["a"]"#,
+                r#"["l",0,"x"]"#,
+                r#"["l",1,"f"]"#,
+                r#"["m","k"]"#
+            ]
+        );
+        // Top-level annotations are strings of their text, nothing empty.
+        let text = "metadata:\n  annotations:\n    a:\n    b: null\n    c: 0x1F\n";
+        let docs = parse_stream_with_empty_nulls(text).unwrap();
+        assert!(docs[0].1.is_empty());
+        assert_eq!(
+            docs[0].0["metadata"]["annotations"],
+            serde_json::json!({"a": "", "b": "null", "c": "0x1F"})
+        );
     }
 
     #[test]

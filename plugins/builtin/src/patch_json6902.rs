@@ -103,7 +103,7 @@ pub(crate) type Operation = Map<String, Value>;
 /// of maps is an error.
 pub(crate) fn decode(text: &str) -> Result<Vec<Operation>, Error> {
     let doc: Value = if text.starts_with('[') {
-        serde_json::from_str(text).map_err(|e| err!("{e}"))?
+        kustom_api::json::from_str(text).map_err(|e| err!("{e}"))?
     } else {
         // kustomize converts YAML to JSON through Go's float64: a YAML 1.0
         // becomes the JSON 1, which matters to `test`.

@@ -25,7 +25,7 @@
 use crate::target;
 use crate::Ctx;
 use kustom_api::schema::{Schema, SchemaNode};
-use kustom_api::{err, protocol, resource, Error, Gvk, Map, Value};
+use kustom_api::{empty_nulls, err, protocol, resource, Error, Gvk, Map, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
@@ -53,6 +53,7 @@ pub fn apply_to_resource(res: &mut Value, patch: &Value, schema: &Schema) -> Res
     if allow_name || allow_kind {
         target::store_previous_id(res);
     }
+    let planted = empty_nulls::plant(res);
     let id = hide_id(res);
     let kept = build_annotations(res);
     let original = std::mem::take(res);
@@ -61,6 +62,7 @@ pub fn apply_to_resource(res: &mut Value, patch: &Value, schema: &Schema) -> Res
         Ok(None) => return Ok(false),
         Err(e) => {
             *res = original;
+            empty_nulls::clear(res);
             restore_id(res, id);
             return Err(e);
         }
@@ -68,6 +70,9 @@ pub fn apply_to_resource(res: &mut Value, patch: &Value, schema: &Schema) -> Res
     *res = merged;
     restore_annotations(res, kept);
     restore_id(res, id);
+    if planted {
+        empty_nulls::restore(res);
+    }
     if !allow_kind {
         resource::map_at_mut(res, &[]).insert(
             "kind".into(),
@@ -177,7 +182,7 @@ pub fn schema_from_config(config: &Value, ctx: &Ctx) -> Result<Cow<'static, Sche
 
 fn parse_schema_text(text: &str) -> Result<Value, Error> {
     if text.trim_start().starts_with('{') {
-        if let Ok(v) = serde_json::from_str(text) {
+        if let Ok(v) = kustom_api::json::from_str(text) {
             return Ok(v);
         }
     }
@@ -645,6 +650,14 @@ impl<'s> Merger<'s> {
         origin: Option<Value>,
         inherited: Option<SchemaNode<'s>>,
     ) -> Result<Merged, Error> {
+        // A target value written empty (`key:`) is a null that is not kept
+        // when the patch leaves it alone; an explicit `null` or `~` is.
+        let written_empty = dest.as_ref().is_some_and(empty_nulls::is_marker);
+        let dest = if written_empty {
+            Some(Value::Null)
+        } else {
+            dest
+        };
         let schema = self.schema_for(inherited, [dest.as_ref(), origin.as_ref()]);
         let dest_present = !is_missing_or_null(dest.as_ref());
         let origin_present = !is_missing_or_null(origin.as_ref());
@@ -653,7 +666,7 @@ impl<'s> Merger<'s> {
             (_, Some(o)) if origin_present => Kind::of(o),
             _ => {
                 // Nothing on either side: a null the patch does not mention stays.
-                return Ok(if origin.is_none() && dest.is_some() {
+                return Ok(if origin.is_none() && dest.is_some() && !written_empty {
                     Merged::KeepNull
                 } else {
                     Merged::Clear

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod nulls;
+
 /// The file names kustomize accepts, in the order it looks for them.
 pub const FILE_NAMES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
@@ -313,21 +315,10 @@ impl Kustomization {
         }
         let mut value = value;
         fold_field_case(&mut value);
+        nulls::zero_nulls(&mut value);
+        let empty = nulls::is_empty(&value);
         for warning in deprecation_warnings(&value) {
             eprintln!("{warning}");
-        }
-        // kustomize's CheckEmpty: nothing but apiVersion and kind (a field
-        // set to an empty list or map counts as set).
-        if let Some(map) = value.as_object() {
-            if map
-                .iter()
-                .all(|(k, v)| k == "apiVersion" || k == "kind" || v.is_null())
-            {
-                return Err(Error::new(format!(
-                    "{}: kustomization.yaml is empty",
-                    file.display()
-                )));
-            }
         }
         let mut k: Kustomization = serde_json::from_value(value).map_err(|e| {
             Error::new(format!(
@@ -337,6 +328,13 @@ impl Kustomization {
             ))
         })?;
         k.fix();
+        if empty {
+            return Err(Error::new(format!(
+                "kustomization.yaml is empty: {} sets no field besides apiVersion and kind; \
+                 add resources (or other fields) or remove it",
+                file.display()
+            )));
+        }
         let problems = k.enforce_fields();
         if !problems.is_empty() {
             return Err(Error::new(format!(

@@ -1,0 +1,680 @@
+//! Small trees for behaviours seen on real kustomization repositories: each
+//! is written to a temporary directory and built; the output must equal the
+//! checked-in expectation, and `kubectl kustomize` when it is installed.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// What a build must give: these bytes, or a failure whose message
+/// contains this text.
+enum Want<'a> {
+    Yaml(&'a str),
+    Fails(&'a str),
+}
+
+fn write_tree(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+}
+
+fn kustom(dir: &Path) -> Output {
+    let home = tempfile::tempdir().expect("temp dir");
+    Command::new(env!("CARGO_BIN_EXE_kustom"))
+        .arg("build")
+        .arg(dir)
+        .env("XDG_CONFIG_HOME", home.path())
+        .output()
+        .expect("run kustom")
+}
+
+fn kubectl(dir: &Path) -> Option<Output> {
+    Command::new("kubectl")
+        .arg("kustomize")
+        .arg(dir)
+        .output()
+        .ok()
+}
+
+/// Build `files` (the kustomization at the root) and check the result.
+fn check(name: &str, files: &[(&str, &str)], want: Want) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    write_tree(tmp.path(), files);
+    check_dir(name, tmp.path(), want);
+}
+
+fn check_dir(name: &str, dir: &Path, want: Want) {
+    let got = kustom(dir);
+    let stdout = String::from_utf8_lossy(&got.stdout);
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    match want {
+        Want::Yaml(yaml) => {
+            assert!(got.status.success(), "{name}: kustom failed: {stderr}");
+            assert_eq!(stdout, yaml, "{name}: output differs from the expectation");
+        }
+        Want::Fails(message) => {
+            assert!(!got.status.success(), "{name}: kustom succeeded: {stdout}");
+            assert!(stdout.is_empty(), "{name}: output on failure: {stdout}");
+            assert!(
+                stderr.contains(message) && !stderr.contains("panicked"),
+                "{name}: message lacks {message:?}: {stderr}"
+            );
+        }
+    }
+    match kubectl(dir) {
+        None => eprintln!("skipping: kubectl not installed ({name})"),
+        Some(k) => {
+            assert_eq!(
+                k.status.success(),
+                got.status.success(),
+                "{name}: kubectl kustomize disagrees on success: {}",
+                String::from_utf8_lossy(&k.stderr)
+            );
+            if k.status.success() {
+                assert_eq!(
+                    String::from_utf8_lossy(&k.stdout),
+                    stdout,
+                    "{name}: kustom differs from kubectl kustomize"
+                );
+            }
+        }
+    }
+}
+
+const CONFIGMAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: b\n";
+
+#[test]
+fn null_fields_read_as_go_zero_values() {
+    let kustomization = "resources:
+- cm.yaml
+components:
+patchesStrategicMerge:
+vars:
+crds:
+namePrefix:
+nameSuffix: ~
+commonLabels:
+  a:
+  b: null
+commonAnnotations:
+  c:
+images:
+- name: nginx
+  newTag:
+configMapGenerator:
+- name: g
+  literals:
+  - k=v
+  files:
+  options:
+    labels:
+      z:
+generatorOptions:
+  disableNameSuffixHash:
+patches:
+- path:
+  patch: |
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: cm
+    data:
+      x: y
+  target:
+    kind:
+    name: cm
+";
+    check(
+        "null fields",
+        &[
+            ("kustomization.yaml", kustomization),
+            ("cm.yaml", CONFIGMAP),
+        ],
+        Want::Yaml(
+            "apiVersion: v1
+data:
+  a: b
+  x: \"y\"
+kind: ConfigMap
+metadata:
+  annotations:
+    c: \"\"
+  labels:
+    a: \"\"
+    b: \"\"
+  name: cm
+---
+apiVersion: v1
+data:
+  k: v
+kind: ConfigMap
+metadata:
+  annotations:
+    c: \"\"
+  labels:
+    a: \"\"
+    b: \"\"
+    z: \"\"
+  name: g-bdg947hgcc
+",
+        ),
+    );
+}
+
+#[test]
+fn empty_kustomizations_fail() {
+    for (name, text) in [
+        (
+            "type only",
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n",
+        ),
+        ("comments only", "# nothing here\n"),
+        ("component alone", "kind: Component\n"),
+        ("empty prefix", "namePrefix: \"\"\n"),
+        ("null fields", "resources:\ncomponents: ~\n"),
+        ("empty deprecated lists", "bases: []\nimageTags: []\n"),
+    ] {
+        check(
+            name,
+            &[("kustomization.yaml", text)],
+            Want::Fails("kustomization.yaml is empty"),
+        );
+    }
+    // An empty list is a set field in Go: not empty, just nothing to build.
+    check(
+        "empty resources list",
+        &[("kustomization.yaml", "resources: []\n")],
+        Want::Yaml(""),
+    );
+}
+
+#[test]
+fn top_level_annotations_keep_their_scalar_text() {
+    let cm = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm
+  labels:
+    l1: null
+    l2: ~
+    l3:
+  annotations:
+    n1: null
+    n2: ~
+    n3:
+    n4: Null
+    h: 0x1F
+    o: 010
+    f: 1.50
+    t: yes
+    e: 1e3
+    ts: 2001-12-14t21:59:43.10-05:00
+    folded: >
+      folded
+        more indented
+      back
+data:
+  folded: >
+    folded
+      more indented
+    back
+";
+    check(
+        "annotation texts",
+        &[
+            ("kustomization.yaml", "resources:\n- cm.yaml\n"),
+            ("cm.yaml", cm),
+        ],
+        Want::Yaml(
+            "apiVersion: v1
+data:
+  folded: |
+    folded
+
+      more indented
+    back
+kind: ConfigMap
+metadata:
+  annotations:
+    e: \"1e3\"
+    f: \"1.50\"
+    folded: |
+      folded
+        more indented
+      back
+    h: \"0x1F\"
+    n1: \"null\"
+    n2: \"~\"
+    n3: \"\"
+    n4: \"Null\"
+    o: \"010\"
+    t: \"yes\"
+    ts: \"2001-12-14t21:59:43.10-05:00\"
+  labels:
+    l1: null
+    l2: null
+    l3: null
+  name: cm
+",
+        ),
+    );
+}
+
+#[test]
+fn floats_print_as_go_prints_them() {
+    let svc = "apiVersion: v1
+kind: Service
+metadata:
+  name: s
+spec:
+  a: 3e+100
+  b: 123456789.12345678
+  c: 1.0
+  e: 1e-7
+  f: 100000000000000000000.0
+  g: 1e21
+  i: 2.5e-300
+  j: 1.7976931348623157e308
+  k: 4.9e-324
+  l: 12345678901234567890
+  m: -0.0
+  n: 0.30000000000000004
+";
+    check(
+        "floats",
+        &[
+            (
+                "kustomization.yaml",
+                "resources:\n- s.yaml\nnamePrefix: p-\n",
+            ),
+            ("s.yaml", svc),
+        ],
+        Want::Yaml(
+            "apiVersion: v1
+kind: Service
+metadata:
+  name: p-s
+spec:
+  a: 3e+100
+  b: 1.2345678912345678e+08
+  c: 1
+  e: 1e-07
+  f: 1e+20
+  g: 1e+21
+  i: 2.5e-300
+  j: 1.7976931348623157e+308
+  k: 5e-324
+  l: 12345678901234567890
+  m: 0
+  \"n\": 0.30000000000000004
+",
+        ),
+    );
+}
+
+/// A ConfigMap whose `data` holds mappings nested `depth` levels deep
+/// ending in `leaf`, as block YAML.
+fn deep_configmap(depth: usize, leaf: &str) -> String {
+    let mut s = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n");
+    for i in 0..depth {
+        s += &format!("{}k{i}:\n", "  ".repeat(i + 1));
+    }
+    s += &format!("{}{leaf}\n", "  ".repeat(depth + 1));
+    s
+}
+
+fn deep_tree(depth: usize) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let kustomization = "resources:\n- cm.yaml\nnamePrefix: p-\ncommonLabels:\n  app: deep\n\
+                         namespace: ns\npatches:\n- path: patch.yaml\n";
+    write_tree(
+        tmp.path(),
+        &[
+            ("kustomization.yaml", kustomization),
+            ("cm.yaml", &deep_configmap(depth, "leaf: 1")),
+            ("patch.yaml", &deep_configmap(depth, "leaf: 2")),
+        ],
+    );
+    tmp
+}
+
+#[test]
+fn deep_resources_and_patches_build() {
+    for depth in [130, 990] {
+        let tmp = deep_tree(depth);
+        let got = kustom(tmp.path());
+        assert!(
+            got.status.success(),
+            "depth {depth}: {}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+        let out = String::from_utf8(got.stdout).expect("UTF-8");
+        let mut want = String::from("apiVersion: v1\ndata:\n");
+        for i in 0..depth {
+            want += &format!("{}k{i}:\n", "  ".repeat(i + 1));
+        }
+        want += &format!("{}leaf: 2\n", "  ".repeat(depth + 1));
+        want += "kind: ConfigMap\nmetadata:\n  labels:\n    app: deep\n  name: p-deep\n  namespace: ns\n";
+        assert!(out == want, "depth {depth}: output differs");
+        if depth == 130 {
+            check_dir("deep 130", tmp.path(), Want::Yaml(&want));
+        }
+    }
+}
+
+#[test]
+fn nesting_past_the_reader_limit_fails_cleanly() {
+    let tmp = deep_tree(1100);
+    let got = kustom(tmp.path());
+    assert!(!got.status.success());
+    assert!(got.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert!(
+        stderr.contains("nested more than 1000 levels") && stderr.contains("cm.yaml"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn strategic_merge_drops_values_written_empty() {
+    // kyaml's merge walker drops `key:` (no value) everywhere it walks —
+    // maps and associative lists, patched or not — but keeps `null` and
+    // `~`, and keeps everything inside lists it does not merge (`list`).
+    // Resources no strategic-merge patch reaches print both as null.
+    check(
+        "empty values and strategic merge",
+        &[
+            (
+                "kustomization.yaml",
+                r##"resources:
+- res.yaml
+- list.yaml
+patches:
+- patch: |
+    apiVersion: example.com/v1
+    kind: Thing
+    metadata:
+      name: t
+    spec:
+      touched: 1
+- patch: |
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: fromlist
+    data:
+      x: "1"
+- patch: |
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: d
+    spec:
+      replicas: 2
+- target:
+    kind: Service
+  patch: |
+    - op: add
+      path: /spec/x
+      value: 1
+namePrefix: p-
+"##,
+            ),
+            (
+                "res.yaml",
+                r##"apiVersion: example.com/v1
+kind: Thing
+metadata:
+  name: t
+  annotations:
+    keep: me
+spec:
+  top:
+  tilde: ~
+  list:
+  - a:
+    name: x
+  - b: null
+  nested:
+    deep:
+    deeper:
+      e:
+  flow: {f: , g: ~}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+  labels:
+spec:
+  template:
+    metadata:
+      labels:
+    spec:
+      containers:
+      - name: c
+        image: i
+        env:
+        - name: E
+          value:
+        ports:
+        - containerPort: 80
+          hostPort:
+      volumes:
+      - name: v
+        emptyDir:
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: s
+spec:
+  clusterIP:
+  ports:
+  - port: 80
+    nodePort:
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: untouched
+  annotations:
+stringData:
+  a:
+"##,
+            ),
+            (
+                "list.yaml",
+                r##"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: fromlist
+  data:
+    empty:
+    nul: null
+"##,
+            ),
+        ],
+        Want::Yaml(
+            r##"apiVersion: v1
+data:
+  nul: null
+  x: "1"
+kind: ConfigMap
+metadata:
+  name: p-fromlist
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: p-untouched
+stringData:
+  a: null
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: p-s
+spec:
+  clusterIP: null
+  ports:
+  - nodePort: null
+    port: 80
+  x: 1
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: p-d
+spec:
+  replicas: 2
+  template:
+    metadata: {}
+    spec:
+      containers:
+      - env:
+        - name: E
+        image: i
+        name: c
+        ports:
+        - containerPort: 80
+      volumes:
+      - name: v
+---
+apiVersion: example.com/v1
+kind: Thing
+metadata:
+  annotations:
+    keep: me
+  name: p-t
+spec:
+  flow:
+    g: null
+  list:
+  - a: null
+    name: x
+  - b: null
+  nested:
+    deeper: {}
+  tilde: null
+  touched: 1
+"##,
+        ),
+    );
+    check(
+        "empty values in a patch and in the target",
+        &[
+            (
+                "kustomization.yaml",
+                r##"resources:
+- dep.yaml
+patches:
+- patch: |
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: d
+    spec:
+      template:
+        spec:
+          containers:
+          - name: c
+            image: new
+            emptyP:
+            nullP: null
+            tildeP: ~
+"##,
+            ),
+            (
+                "dep.yaml",
+                r##"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+  labels:
+    emptyL:
+    nullL: null
+spec:
+  emptyS:
+  nullS: null
+  tildeS: ~
+  template:
+    spec:
+      containers:
+      - name: c
+        image: old
+        emptyC:
+        nullC: null
+        args:
+        - 
+        - null
+      - name: other
+        emptyO:
+"##,
+            ),
+        ],
+        Want::Yaml(
+            r##"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  labels:
+    nullL: null
+  name: d
+spec:
+  nullS: null
+  template:
+    spec:
+      containers:
+      - args:
+        - null
+        - null
+        image: new
+        name: c
+        nullC: null
+      - name: other
+  tildeS: null
+"##,
+        ),
+    );
+}
+
+#[test]
+fn list_items_annotations_keep_their_scalar_text() {
+    // A `kind: *List` document's items become resources of their own, whose
+    // annotations kustomize prints from their text like top-level ones.
+    let list = "apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: a
+    annotations:
+      n: null
+      h: 0x1F
+      e:
+";
+    check(
+        "list item annotations",
+        &[
+            ("kustomization.yaml", "resources:\n- l.yaml\n"),
+            ("l.yaml", list),
+        ],
+        Want::Yaml(
+            "apiVersion: v1
+kind: ConfigMap
+metadata:
+  annotations:
+    e: \"\"
+    h: \"0x1F\"
+    \"n\": \"null\"
+  name: a
+",
+        ),
+    );
+}
