@@ -13,8 +13,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[allow(dead_code)]
-mod support;
 use support::ok;
 
 fn find_helm() -> Option<PathBuf> {

@@ -14,9 +14,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[allow(dead_code)]
-mod support;
-
 fn corpus() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::env::var_os("KUSTOM_CONFORMANCE_DIR")

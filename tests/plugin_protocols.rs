@@ -5,13 +5,13 @@
 //! output — each reported with the plugin's path, protocol, kind,
 //! kustomization, exit status and STDERR.
 
+mod support;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-#[allow(dead_code)]
-mod support;
 use support::{fails, ok, Env};
 
 fn stderr(o: &Output) -> String {

@@ -2,14 +2,14 @@
 //! model"): KEP, legacy and KRM plugins probing what they may touch, runaway
 //! processes, `kustom lock` and `--audit-log`.
 
+mod support;
+
 use std::io::Read;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-#[allow(dead_code)]
-mod support;
 use support::{fails, ok, Env};
 
 /// `kustom` in the scratch tree, with a secret in its environment.
