@@ -91,12 +91,13 @@ pub struct BuildArgs {
 pub fn main() -> i32 {
     // The builtin plugin runs once per plugin call: skip argument parsing
     // and set up logging only when asked, to keep each process start cheap.
-    let args: Vec<String> = std::env::args().collect();
+    // Arguments as the OS gives them: paths need not be UTF-8.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.len() == 3 && args[1] == "builtin-plugin" {
         if std::env::var_os("RUST_LOG").is_some() {
             init_logging(0);
         }
-        return kustom_builtin::run(vec![args[2].clone()]);
+        return kustom_builtin::run(vec![args[2].to_string_lossy().into_owned()]);
     }
     let cli = Cli::parse();
     init_logging(cli.verbose);
@@ -222,9 +223,7 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
     }
     tracing::debug!(ms = started.elapsed().as_millis() as u64, "sorted");
     match &args.output {
-        Some(path) if path.is_dir() => output::write_dir(&resources, &built.top, path),
-        Some(path) => std::fs::write(path, output::render(&resources, &built.top))
-            .map_err(|e| Error::new(format!("writing {}: {e}", path.display()))),
+        Some(path) => crate::write_output::write(&resources, &built.top, path),
         None => {
             let started = std::time::Instant::now();
             let text = output::render(&resources, &built.top);
