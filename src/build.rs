@@ -95,7 +95,7 @@ impl Builder {
     /// up to (not including) sorting and output.
     pub fn build(&self, dir: &Path) -> Result<Built, Error> {
         let dir = canonical_dir(dir)?;
-        let mut target = load_target(&dir, None)?;
+        let mut target = load_target(&dir, None, self.restrictor)?;
         target.top = true;
         // The top's buildMetadata governs the whole tree, as in kustomize.
         if !target.kust.build_metadata.is_empty() {
@@ -422,6 +422,7 @@ impl Builder {
                 }
                 entries.push(Entry::File(doc::from_values(&rs)));
             } else if full.is_dir() {
+                refuse_absolute_root(t, p)?;
                 entries.push(Entry::Dir(canonical_dir(&full)?, t.origin_of(p)));
             } else {
                 return Err(Error::new(format!(
@@ -485,9 +486,11 @@ impl Builder {
         stack: &[PathBuf],
         origin: Option<String>,
     ) -> Result<Accumulator, Error> {
-        if stack.iter().any(|s| s == dir) {
+        // kustomize refuses a base that is, or contains, a directory being
+        // built: it would include itself.
+        if stack.iter().any(|s| s.starts_with(dir)) {
             return Err(Error::new(format!(
-                "cycle detected: {} includes itself (through {})",
+                "cycle detected: {} includes itself or a directory below it (through {})",
                 dir.display(),
                 stack
                     .iter()
@@ -497,7 +500,7 @@ impl Builder {
             )));
         }
         let build = || {
-            let t = load_target(dir, origin.clone())?;
+            let t = load_target(dir, origin.clone(), self.restrictor)?;
             if t.kust.is_component() {
                 return Err(Error::new(format!(
                     "expected kind != 'Component' for path '{}': a Component belongs under `components:`, not `resources:`",
@@ -536,14 +539,15 @@ impl Builder {
                 parent.file.display()
             )));
         }
+        refuse_absolute_root(parent, path)?;
         let dir = canonical_dir(&full)?;
-        if stack.contains(&dir) {
+        if stack.iter().any(|s| s.starts_with(&dir)) {
             return Err(Error::new(format!(
                 "cycle detected at component {}",
                 dir.display()
             )));
         }
-        let t = load_target(&dir, parent.origin_of(path))?;
+        let t = load_target(&dir, parent.origin_of(path), self.restrictor)?;
         if !t.kust.is_component() {
             return Err(Error::new(format!(
                 "expected kind 'Component' for path '{}' but got '{}'",
@@ -592,6 +596,7 @@ impl Builder {
                 }
                 out.extend(rs);
             } else if full.is_dir() {
+                refuse_absolute_root(t, e)?;
                 let dir = canonical_dir(&full)?;
                 let built = self.build_base(&dir, stack, t.origin_of(e))?;
                 out.extend(doc::to_values(&built.resources));
@@ -624,14 +629,20 @@ impl Builder {
     fn read_file(&self, t: &Target, rel: &str) -> Result<String, Error> {
         let full = t.dir.join(rel);
         let real = self.check_restriction(t, &full, rel)?;
-        std::fs::read_to_string(&real).map_err(|e| {
-            Error::new(format!(
-                "reading {} (named in {}): {e}",
-                real.display(),
-                t.file.display()
-            ))
-        })
+        kustom_api::files::read_text(&real)
+            .map_err(|e| e.context(format!("'{rel}' (named in {})", t.file.display())))
     }
+}
+
+/// kustomize builds a base or component only from a relative path.
+fn refuse_absolute_root(t: &Target, p: &str) -> Result<(), Error> {
+    if Path::new(p).is_absolute() {
+        return Err(Error::new(format!(
+            "new root '{p}' cannot be absolute (listed in {}); name the directory relative to the kustomization",
+            t.file.display()
+        )));
+    }
+    Ok(())
 }
 
 fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
@@ -643,10 +654,30 @@ fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
     })
 }
 
-fn load_target(dir: &Path, origin: Option<String>) -> Result<Target, Error> {
+/// Load the kustomization in `dir` (a canonical directory). Under
+/// LoadRestrictionsRootOnly the file itself must resolve inside `dir`: a
+/// `kustomization.yaml` that is a symlink to a file elsewhere is refused,
+/// as kustomize refuses it.
+fn load_target(
+    dir: &Path,
+    origin: Option<String>,
+    restrictor: LoadRestrictor,
+) -> Result<Target, Error> {
     let file = kustomization::find_file(dir)?;
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| Error::new(format!("reading {}: {e}", file.display())))?;
+    if restrictor == LoadRestrictor::RootOnly {
+        let real = file
+            .canonicalize()
+            .map_err(|e| Error::new(format!("{}: {e}", file.display())))?;
+        if !real.starts_with(dir) {
+            return Err(Error::new(format!(
+                "security; kustomization file {} resolves to '{}', which is not in or below '{}'; copy the file into the directory instead of linking it, or build with --load-restrictor LoadRestrictionsNone",
+                file.display(),
+                real.display(),
+                dir.display()
+            )));
+        }
+    }
+    let text = kustom_api::files::read_text(&file)?;
     let kust = Kustomization::parse(&text, &file)?;
     Ok(Target {
         dir: dir.to_path_buf(),
@@ -692,14 +723,13 @@ fn parse_inline(entry: &str) -> Option<Vec<Value>> {
 /// Read a resource file: multi-document YAML, `*List` kinds expanded,
 /// every object needing a kind and a name.
 pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Vec<Value>, Error> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::new(format!("reading {}: {e}", path.display())))?;
     let where_ = || {
         format!(
             "accumulating resources from '{rel}' (listed in {})",
             kust_file.display()
         )
     };
+    let text = kustom_api::files::read_text(path).map_err(|e| e.context(where_()))?;
     let docs =
         yaml::parse_stream(&text).map_err(|e| e.context(path.display()).context(where_()))?;
     let mut out = Vec::with_capacity(docs.len());

@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod fieldspec;
+pub mod files;
 pub mod paths;
 pub mod protocol;
 pub mod resid;

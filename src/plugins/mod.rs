@@ -604,9 +604,12 @@ impl Settings {
             resource::annotation(r, ID_ANNOTATION).is_some()
                 || !config_ids.iter().any(|c| c.equals(&ResId::of(r)))
         });
+        // Where each output came from, to name both sides of an id clash.
+        let mut sources: Vec<Option<&ResId>> = Vec::with_capacity(out.len());
         for r in &mut out {
             let id = resource::remove_annotation(r, ID_ANNOTATION)
                 .and_then(|v| v.as_str().and_then(|s| s.parse::<usize>().ok()));
+            sources.push(id.and_then(|i| before.get(i)));
             if let Some(old) = id.and_then(|i| before.get(i)) {
                 let now = ResId::of(r);
                 if now.name != old.name
@@ -617,8 +620,45 @@ impl Settings {
                 }
             }
         }
+        check_unique_ids(site, &out, &sources)?;
         Ok(out)
     }
+}
+
+/// Two resources a transformer returns may not share an id (kustomize's
+/// resource map refuses that too): name the plugin and both resources.
+fn check_unique_ids(
+    site: &Site<'_>,
+    out: &[Value],
+    sources: &[Option<&ResId>],
+) -> Result<(), Error> {
+    let mut seen: std::collections::HashMap<(ResId, String), usize> =
+        std::collections::HashMap::with_capacity(out.len());
+    let describe = |i: usize| match sources[i] {
+        Some(old) if old.equals(&ResId::of(&out[i])) => format!("input resource {old}"),
+        Some(old) => format!("input resource {old} (renamed)"),
+        None => "a new resource".to_string(),
+    };
+    for (i, r) in out.iter().enumerate() {
+        let id = ResId::of(r);
+        let ns = id.effective_namespace().to_string();
+        let key = (
+            ResId {
+                namespace: String::new(),
+                ..id.clone()
+            },
+            ns,
+        );
+        if let Some(&j) = seen.get(&key) {
+            return Err(Error::new(format!(
+                "{site} returned two resources with the same id {id}: {} and {}; a transformer must keep resource ids unique (merge them, or give one another name)",
+                describe(j),
+                describe(i)
+            )));
+        }
+        seen.insert(key, i);
+    }
+    Ok(())
 }
 
 fn unsupported_transform(site: &Site<'_>) -> Error {

@@ -2,7 +2,7 @@
 //! kustomization's directory (the working directory) and the load restrictor.
 
 use kustom_api::{protocol, Error};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Whether files outside the kustomization root may be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl Ctx {
                 .unwrap_or_else(|_| self.root.clone());
             if !real.starts_with(&root) {
                 return Err(Error::new(format!(
-                    "security; file '{}' is not in or below '{}'",
+                    "security; file '{}' is not in or below '{}'; move it under the kustomization or build with --load-restrictor LoadRestrictionsNone",
                     real.display(),
                     root.display()
                 )));
@@ -67,17 +67,12 @@ impl Ctx {
     /// Read a file named relative to the root, enforcing the load restrictor.
     pub fn read_to_string(&self, rel: &str) -> Result<String, Error> {
         let path = self.resolve(rel)?;
-        std::fs::read_to_string(&path)
-            .map_err(|e| Error::new(format!("reading {}: {e}", display(&path))))
+        kustom_api::files::read_text(&path)
     }
 
     /// Read a file's bytes, enforcing the load restrictor.
     pub fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, Error> {
         let path = self.resolve(rel)?;
-        std::fs::read(&path).map_err(|e| Error::new(format!("reading {}: {e}", display(&path))))
+        kustom_api::files::read_regular(&path)
     }
-}
-
-fn display(p: &Path) -> String {
-    p.display().to_string()
 }
