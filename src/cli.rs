@@ -85,6 +85,9 @@ pub struct BuildArgs {
     /// Largest output a plugin may write, in bytes.
     #[arg(long, default_value_t = 256 * 1024 * 1024)]
     pub plugin_max_output: usize,
+    /// Largest expansion of YAML aliases in one document, in bytes.
+    #[arg(long)]
+    pub max_alias_expansion: Option<usize>,
 }
 
 /// Run the CLI; returns the process exit code.
@@ -152,6 +155,10 @@ fn init_logging(verbose: u8) {
 
 /// `kustom build`.
 pub fn build(args: &BuildArgs) -> Result<(), Error> {
+    if let Some(n) = args.max_alias_expansion {
+        // Before any YAML is read; plugin processes inherit it.
+        std::env::set_var(kustom_api::yaml::ENV_ALIAS_BUDGET, n.to_string());
+    }
     let restrictor = match args.load_restrictor.as_str() {
         "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
         "LoadRestrictionsNone" | "none" => LoadRestrictor::None,

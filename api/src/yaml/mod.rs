@@ -21,7 +21,10 @@ mod resolve;
 mod scan;
 mod write;
 
-pub use read::{parse_kustomization, parse_stream, parse_stream_with_lines, YamlError};
+pub use read::{
+    parse_kustomization, parse_stream, parse_stream_with_lines, YamlError, DEFAULT_ALIAS_BUDGET,
+    ENV_ALIAS_BUDGET,
+};
 pub use write::{to_yaml, to_yaml_stream, try_to_yaml, try_to_yaml_stream, write_yaml};
 
 /// The JSON value go-yaml v3 gives an untagged plain scalar of this text:
