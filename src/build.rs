@@ -411,16 +411,21 @@ impl Builder {
             let full = t.dir.join(p);
             if full.is_file() {
                 let real = self.check_restriction(t, &full, p)?;
-                let mut rs = read_resource_file(&real, p, &t.file)?;
-                self.note_types(&rs);
-                if let Some(path) = t.origin_of(p) {
-                    let o = Origin {
-                        path,
-                        ..Default::default()
-                    };
-                    rs.iter_mut().for_each(|r| o.set_on(r));
-                }
-                entries.push(Entry::File(doc::from_values(&rs)));
+                let origin = t.origin_of(p).map(|path| Origin {
+                    path,
+                    ..Default::default()
+                });
+                // Each resource becomes a compact Doc as soon as it is read.
+                let mut docs = Vec::new();
+                each_resource_in_file(&real, p, &t.file, |mut r| {
+                    self.note_types(std::slice::from_ref(&r));
+                    if let Some(o) = &origin {
+                        o.set_on(&mut r);
+                    }
+                    docs.push(Doc::from_value(&r));
+                    Ok(())
+                })?;
+                entries.push(Entry::File(docs));
             } else if full.is_dir() {
                 refuse_absolute_root(t, p)?;
                 entries.push(Entry::Dir(canonical_dir(&full)?, t.origin_of(p)));
@@ -723,6 +728,23 @@ fn parse_inline(entry: &str) -> Option<Vec<Value>> {
 /// Read a resource file: multi-document YAML, `*List` kinds expanded,
 /// every object needing a kind and a name.
 pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Vec<Value>, Error> {
+    let mut out = Vec::new();
+    each_resource_in_file(path, rel, kust_file, |r| {
+        out.push(r);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// [`read_resource_file`], handing each resource to `f` as soon as it is
+/// read: a caller that keeps resources in a compact form never holds a
+/// whole large stream as parsed values.
+pub fn each_resource_in_file(
+    path: &Path,
+    rel: &str,
+    kust_file: &Path,
+    mut f: impl FnMut(Value) -> Result<(), Error>,
+) -> Result<(), Error> {
     let where_ = || {
         format!(
             "accumulating resources from '{rel}' (listed in {})",
@@ -730,55 +752,57 @@ pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Ve
         )
     };
     let text = kustom_api::files::read_text(path).map_err(|e| e.context(where_()))?;
-    let docs =
-        yaml::parse_stream(&text).map_err(|e| e.context(path.display()).context(where_()))?;
-    let mut out = Vec::with_capacity(docs.len());
-    let mut queue: std::collections::VecDeque<Value> = docs.into();
-    while let Some(doc) = queue.pop_front() {
-        match &doc {
-            Value::Null => continue,
-            Value::Object(m) if m.is_empty() => continue,
-            Value::Object(_) => {}
-            _ => {
-                return Err(Error::new(format!(
-                    "{}: a resource must be a YAML mapping with apiVersion, kind and metadata.name",
-                    path.display()
-                ))
-                .context(where_()))
-            }
-        }
-        let kind = resource::kind(&doc).to_string();
-        if kind.is_empty() {
-            return Err(
-                Error::new(format!("{}: missing kind in object", path.display())).context(where_()),
-            );
-        }
-        if kind.ends_with("List") {
-            match doc.get("items") {
-                None => {}
-                Some(Value::Null) => continue,
-                Some(Value::Array(items)) => {
-                    queue.extend(items.iter().cloned());
-                    continue;
-                }
-                Some(_) => {
-                    return Err(Error::new(format!(
-                        "{}: expected array in {kind}/items",
-                        path.display()
+    let bad =
+        |message: String| Error::new(format!("{}: {message}", path.display())).context(where_());
+    let mut queue: std::collections::VecDeque<Value> = std::collections::VecDeque::new();
+    yaml::for_each_document(&text, |doc, _| {
+        queue.push_back(doc);
+        while let Some(doc) = queue.pop_front() {
+            match &doc {
+                Value::Null => continue,
+                Value::Object(m) if m.is_empty() => continue,
+                Value::Object(_) => {}
+                _ => {
+                    return Err(bad(
+                        "a resource must be a YAML mapping with apiVersion, kind and metadata.name"
+                            .into(),
                     ))
-                    .context(where_()))
                 }
             }
-        } else if resource::name(&doc).is_empty() {
-            return Err(Error::new(format!(
-                "{}: missing metadata.name in object of kind {kind}",
-                path.display()
-            ))
-            .context(where_()));
+            let kind = resource::kind(&doc).to_string();
+            if kind.is_empty() {
+                return Err(bad("missing kind in object".into()));
+            }
+            if kind.ends_with("List") {
+                match doc.get("items") {
+                    None => {}
+                    Some(Value::Null) => continue,
+                    Some(Value::Array(_)) => {
+                        if let Value::Object(mut m) = doc {
+                            if let Some(Value::Array(items)) = m.remove("items") {
+                                queue.extend(items);
+                            }
+                        }
+                        continue;
+                    }
+                    Some(_) => return Err(bad(format!("expected array in {kind}/items"))),
+                }
+            } else if resource::name(&doc).is_empty() {
+                return Err(bad(format!(
+                    "missing metadata.name in object of kind {kind}"
+                )));
+            }
+            f(doc)?;
         }
-        out.push(doc);
-    }
-    Ok(out)
+        Ok(())
+    })
+    .map_err(|e| {
+        if e.message.contains(&where_()) {
+            e
+        } else {
+            e.context(path.display()).context(where_())
+        }
+    })
 }
 
 /// Whether a resource carries a pending hash suffix or a rename that

@@ -6,7 +6,6 @@ use crate::output::{self, Reorder};
 use crate::plugins::{exec::Limits, Settings};
 use clap::{Parser, Subcommand};
 use kustom_api::Error;
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -233,17 +232,9 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
         Some(path) => crate::write_output::write(&resources, &built.top, path),
         None => {
             let started = std::time::Instant::now();
-            let text = output::render(&resources, &built.top);
-            tracing::debug!(
-                ms = started.elapsed().as_millis() as u64,
-                bytes = text.len(),
-                "rendered"
-            );
-            let mut out = std::io::stdout().lock();
-            let written = out
-                .write_all(text.as_bytes())
-                .and_then(|_| out.flush())
+            let written = output::render_to(&resources, &built.top, &mut std::io::stdout().lock())
                 .map_err(|e| Error::new(format!("writing output: {e}")));
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, "rendered");
             log_peak_memory();
             written
         }

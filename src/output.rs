@@ -170,3 +170,27 @@ pub fn render(resources: &[Doc], top: &Kustomization) -> String {
     }
     out
 }
+
+/// [`render`] into `out`, a megabyte at a time: the whole text of a large
+/// build is never held at once. Rendering cannot fail, so only a write
+/// error can stop it.
+pub fn render_to(
+    resources: &[Doc],
+    top: &Kustomization,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    const CHUNK: usize = 1 << 20;
+    let mut buf = String::with_capacity(CHUNK + 4096);
+    for (i, r) in resources.iter().enumerate() {
+        if i > 0 {
+            buf.push_str("---\n");
+        }
+        yaml::write_yaml(&mut buf, &final_value(r, top));
+        if buf.len() >= CHUNK {
+            out.write_all(buf.as_bytes())?;
+            buf.clear();
+        }
+    }
+    out.write_all(buf.as_bytes())?;
+    out.flush()
+}

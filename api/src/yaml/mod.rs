@@ -22,8 +22,8 @@ mod scan;
 mod write;
 
 pub use read::{
-    parse_kustomization, parse_stream, parse_stream_with_lines, YamlError, DEFAULT_ALIAS_BUDGET,
-    ENV_ALIAS_BUDGET,
+    for_each_document, parse_kustomization, parse_stream, parse_stream_with_lines, YamlError,
+    DEFAULT_ALIAS_BUDGET, ENV_ALIAS_BUDGET,
 };
 pub use write::{to_yaml, to_yaml_stream, try_to_yaml, try_to_yaml_stream, write_yaml};
 

@@ -91,6 +91,28 @@ fn rules() -> Rules {
 /// Like [`parse_stream`], also giving the 1-based line where each document's
 /// content starts.
 pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlError> {
+    let mut docs = Vec::new();
+    each_document(text, |doc, line| {
+        docs.push((doc, line));
+        Ok::<(), YamlError>(())
+    })?;
+    Ok(docs)
+}
+
+/// Hand each document of a stream (as [`parse_stream_with_lines`] reads
+/// it) to `f` as soon as it is read, so that a caller converting documents
+/// one by one never holds the whole stream as values.
+pub fn for_each_document(
+    text: &str,
+    f: impl FnMut(Value, usize) -> Result<(), Error>,
+) -> Result<(), Error> {
+    each_document(text, f)
+}
+
+fn each_document<E: From<YamlError>>(
+    text: &str,
+    mut f: impl FnMut(Value, usize) -> Result<(), E>,
+) -> Result<(), E> {
     // kyaml normalises Windows line ends before anything else, including
     // inside quoted scalars.
     let normalized: std::borrow::Cow<str> = if text.contains("\r\n") {
@@ -100,7 +122,6 @@ pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlEr
     };
     let text = normalized.as_ref();
     let pieces = split_documents(text)?;
-    let mut docs = Vec::with_capacity(pieces.len());
     // One parser and builder for all pieces: their buffers are reused.
     let mut parser = Parser::new("");
     let mut builder = Builder::new(1);
@@ -114,11 +135,12 @@ pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlEr
         // kyaml puts it back (it matters to literal block scalars). That
         // newline is the separator's first character, still in `text`.
         let end = if i == last { end } else { end + 1 };
-        if let Some(doc) = parse_piece(&mut parser, &mut builder, &text[start..end], line)? {
-            docs.push(doc);
+        if let Some((doc, line)) = parse_piece(&mut parser, &mut builder, &text[start..end], line)?
+        {
+            f(doc, line)?;
         }
     }
-    Ok(docs)
+    Ok(())
 }
 
 fn count_newlines(s: &str) -> usize {
