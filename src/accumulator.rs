@@ -98,34 +98,56 @@ impl Accumulator {
 
     /// Add generated resources by their generator behavior (create, merge, replace).
     pub fn absorb_all(&mut self, generated: Vec<Doc>) -> Result<(), Error> {
+        // Candidates by (kind, name) of any id a resource has had, so that a
+        // large generator output is not matched against every resource.
+        type Key = (String, String);
+        let mut by_any_id: HashMap<Key, Vec<usize>> = HashMap::new();
+        let index = |by_any_id: &mut HashMap<Key, Vec<usize>>, i: usize, r: &Doc| {
+            for id in std::iter::once(r.id()).chain(r.previous_ids()) {
+                let slot = by_any_id.entry((id.gvk.kind, id.name)).or_default();
+                if slot.last() != Some(&i) {
+                    slot.push(i);
+                }
+            }
+        };
+        for (i, r) in self.resources.iter().enumerate() {
+            index(&mut by_any_id, i, r);
+        }
         for r in generated {
-            self.absorb(r)?;
+            let id = r.id();
+            // Matches by any id the existing resource had (kustomize's
+            // GetMatchingResourcesByAnyId); stale candidates fail the check.
+            let mut matches: Vec<usize> = by_any_id
+                .get(&(id.gvk.kind.clone(), id.name.clone()))
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&i| {
+                    let old = &self.resources[i];
+                    old.id().equals(&id) || old.previous_ids().iter().any(|p| p.equals(&id))
+                })
+                .collect();
+            matches.sort_unstable();
+            matches.dedup();
+            let at = self.absorb(r, id, &matches)?;
+            index(&mut by_any_id, at, &self.resources[at]);
         }
         Ok(())
     }
 
-    fn absorb(&mut self, r: Doc) -> Result<(), Error> {
-        let id = r.id();
+    /// Add or merge one generated resource given the resources it matches;
+    /// returns where it is now.
+    fn absorb(&mut self, r: Doc, id: kustom_api::ResId, matches: &[usize]) -> Result<usize, Error> {
         let behavior = r
             .annotation(GENERATOR_BEHAVIOR)
             .unwrap_or("create")
             .to_string();
-        // Matches by any id the existing resource had (kustomize's GetMatchingResourcesByAnyId).
-        let matches: Vec<usize> = self
-            .resources
-            .iter()
-            .enumerate()
-            .filter(|(_, old)| {
-                old.id().equals(&id) || old.previous_ids().iter().any(|p| p.equals(&id))
-            })
-            .map(|(i, _)| i)
-            .collect();
-        match matches.as_slice() {
+        match matches {
             [] => match behavior.as_str() {
                 "merge" | "replace" => Err(Error::new(format!(
                     "id {id} does not exist; cannot merge or replace"
                 ))),
-                _ => self.append(r),
+                _ => self.append(r).map(|()| self.resources.len() - 1),
             },
             [i] => {
                 let old = self.resources[*i].value();
@@ -152,7 +174,7 @@ impl Accumulator {
                 }
                 self.resources[*i] = Doc::from_value(&r);
                 self.index_valid = false;
-                Ok(())
+                Ok(*i)
             }
             _ => Err(Error::new(format!(
                 "found multiple objects that could accept merge of {id}"

@@ -70,8 +70,8 @@ struct Target {
 
 /// What a `resources:` (or generator/transformer list) entry names.
 enum Entry {
-    /// Objects read from a file.
-    File(Vec<Value>),
+    /// Objects read from a file (compact: a large file is never held parsed).
+    File(Vec<Doc>),
     /// A kustomization directory to build, with its origin and remote root.
     Dir(PathBuf, Option<Trail>, Option<Arc<RemoteRoot>>),
 }
@@ -134,7 +134,7 @@ impl Builder {
             }
             _ => (canonical_dir(dir)?, None),
         };
-        let mut target = load_target(&dir, None)?;
+        let mut target = load_target(&dir, None, self.restrictor)?;
         target.top = true;
         target.remote = remote;
         // The top's buildMetadata governs the whole tree, as in kustomize.
@@ -531,7 +531,7 @@ impl Builder {
         built.reverse();
         for (entry, path) in entries.into_iter().zip(paths) {
             match entry {
-                Entry::File(rs) => acc.append_all(doc::from_values(&rs)).map_err(|e| {
+                Entry::File(rs) => acc.append_all(rs).map_err(|e| {
                     e.context(format!(
                         "merging resources from '{path}' (in {})",
                         t.file.display()
@@ -556,9 +556,11 @@ impl Builder {
         origin: Option<Trail>,
         remote: Option<Arc<RemoteRoot>>,
     ) -> Result<Accumulator, Error> {
-        if stack.iter().any(|s| s == dir) {
+        // kustomize refuses a base that is, or contains, a directory being
+        // built: it would include itself.
+        if stack.iter().any(|s| s.starts_with(dir)) {
             return Err(Error::new(format!(
-                "cycle detected: {} includes itself (through {})",
+                "cycle detected: {} includes itself or a directory below it (through {})",
                 dir.display(),
                 stack
                     .iter()
@@ -568,7 +570,7 @@ impl Builder {
             )));
         }
         let build = || {
-            let mut t = load_target(dir, origin.clone())?;
+            let mut t = load_target(dir, origin.clone(), self.restrictor)?;
             t.remote = remote.clone();
             if t.kust.is_component() {
                 return Err(Error::new(format!(
@@ -612,17 +614,18 @@ impl Builder {
                     parent.file.display()
                 )));
             }
+            refuse_absolute_root(parent, path)?;
             let dir = canonical_dir(&full)?;
             self.check_containment(parent, &dir)?;
             (dir, parent.remote.clone())
         };
-        if stack.contains(&dir) {
+        if stack.iter().any(|s| s.starts_with(&dir)) {
             return Err(Error::new(format!(
                 "cycle detected at component {}",
                 dir.display()
             )));
         }
-        let mut t = load_target(&dir, parent.origin_of(path))?;
+        let mut t = load_target(&dir, parent.origin_of(path), self.restrictor)?;
         t.remote = remote;
         if !t.kust.is_component() {
             return Err(Error::new(format!(
@@ -656,7 +659,7 @@ impl Builder {
                 continue;
             }
             match self.resolve_entry(t, e)? {
-                Entry::File(rs) => out.extend(rs),
+                Entry::File(rs) => out.extend(doc::to_values(&rs)),
                 Entry::Dir(dir, origin, remote) => {
                     let built = self.build_base(&dir, stack, origin, remote)?;
                     out.extend(doc::to_values(&built.resources));
@@ -675,7 +678,7 @@ impl Builder {
                 let o = trail.origin();
                 rs.iter_mut().for_each(|r| o.set_on(r));
             }
-            Entry::File(rs)
+            Entry::File(doc::from_owned_values(rs))
         };
         let fetcher = &self.settings.remote;
         if spec::is_remote_file(p) && !fetcher.known_repo(p) {
@@ -723,15 +726,25 @@ impl Builder {
         let full = t.dir.join(p);
         if full.is_file() {
             let real = self.check_restriction(t, &full, p)?;
-            let rs = read_resource_file(&real, p, &t.file)?;
-            self.note_types(&rs);
-            return Ok(with_origin(rs));
+            let origin = t.origin_of(p).map(|trail| trail.origin());
+            // Each resource becomes a compact Doc as soon as it is read.
+            let mut docs = Vec::new();
+            each_resource_in_file(&real, p, &t.file, |mut r| {
+                self.note_types(std::slice::from_ref(&r));
+                if let Some(o) = &origin {
+                    o.set_on(&mut r);
+                }
+                docs.push(Doc::from_value(&r));
+                Ok(())
+            })?;
+            return Ok(Entry::File(docs));
         }
         if let Ok(spec) = RepoSpec::parse(p) {
             let (root, remote) = self.remote_base(t, &spec)?;
             return Ok(Entry::Dir(root, t.origin_of(p), Some(remote)));
         }
         if full.is_dir() {
+            refuse_absolute_root(t, p)?;
             let dir = canonical_dir(&full)?;
             self.check_containment(t, &dir)?;
             return Ok(Entry::Dir(dir, t.origin_of(p), t.remote.clone()));
@@ -886,14 +899,20 @@ impl Builder {
         }
         let full = t.dir.join(rel);
         let real = self.check_restriction(t, &full, rel)?;
-        std::fs::read_to_string(&real).map_err(|e| {
-            Error::new(format!(
-                "reading {} (named in {}): {e}",
-                real.display(),
-                t.file.display()
-            ))
-        })
+        kustom_api::files::read_text(&real)
+            .map_err(|e| e.context(format!("'{rel}' (named in {})", t.file.display())))
     }
+}
+
+/// kustomize builds a base or component only from a relative path.
+fn refuse_absolute_root(t: &Target, p: &str) -> Result<(), Error> {
+    if Path::new(p).is_absolute() {
+        return Err(Error::new(format!(
+            "new root '{p}' cannot be absolute (listed in {}); name the directory relative to the kustomization",
+            t.file.display()
+        )));
+    }
+    Ok(())
 }
 
 fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
@@ -905,10 +924,30 @@ fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
     })
 }
 
-fn load_target(dir: &Path, origin: Option<Trail>) -> Result<Target, Error> {
+/// Load the kustomization in `dir` (a canonical directory). Under
+/// LoadRestrictionsRootOnly the file itself must resolve inside `dir`: a
+/// `kustomization.yaml` that is a symlink to a file elsewhere is refused,
+/// as kustomize refuses it.
+fn load_target(
+    dir: &Path,
+    origin: Option<Trail>,
+    restrictor: LoadRestrictor,
+) -> Result<Target, Error> {
     let file = kustomization::find_file(dir)?;
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| Error::new(format!("reading {}: {e}", file.display())))?;
+    if restrictor == LoadRestrictor::RootOnly {
+        let real = file
+            .canonicalize()
+            .map_err(|e| Error::new(format!("{}: {e}", file.display())))?;
+        if !real.starts_with(dir) {
+            return Err(Error::new(format!(
+                "security; kustomization file {} resolves to '{}', which is not in or below '{}'; copy the file into the directory instead of linking it, or build with --load-restrictor LoadRestrictionsNone",
+                file.display(),
+                real.display(),
+                dir.display()
+            )));
+        }
+    }
+    let text = kustom_api::files::read_text(&file)?;
     let kust = Kustomization::parse(&text, &file)?;
     Ok(Target {
         dir: dir.to_path_buf(),
@@ -951,70 +990,89 @@ fn parse_inline(entry: &str) -> Option<Vec<Value>> {
 /// Read a resource file: multi-document YAML, `*List` kinds expanded,
 /// every object needing a kind and a name.
 pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Vec<Value>, Error> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::new(format!("reading {}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    each_resource_in_file(path, rel, kust_file, |r| {
+        out.push(r);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// [`read_resource_file`], handing each resource to `f` as soon as it is
+/// read: a caller that keeps resources in a compact form never holds a
+/// whole large stream as parsed values.
+pub fn each_resource_in_file(
+    path: &Path,
+    rel: &str,
+    kust_file: &Path,
+    mut f: impl FnMut(Value) -> Result<(), Error>,
+) -> Result<(), Error> {
     let where_ = || {
         format!(
             "accumulating resources from '{rel}' (listed in {})",
             kust_file.display()
         )
     };
-    let docs = yaml::parse_stream_with_empty_nulls(&text)
-        .map_err(|e| e.context(path.display()).context(where_()))?;
-    let mut out = Vec::with_capacity(docs.len());
+    let text = kustom_api::files::read_text(path).map_err(|e| e.context(where_()))?;
+    let bad =
+        |message: String| Error::new(format!("{}: {message}", path.display())).context(where_());
     // Each document with the paths of its values written empty (`key:`),
     // which a strategic-merge patch treats unlike `null` (kustom_api::empty_nulls).
-    let mut queue: std::collections::VecDeque<(Value, Vec<Value>)> = docs.into();
-    while let Some((doc, empties)) = queue.pop_front() {
-        match &doc {
-            Value::Null => continue,
-            Value::Object(m) if m.is_empty() => continue,
-            Value::Object(_) => {}
-            _ => {
-                return Err(Error::new(format!(
-                    "{}: a resource must be a YAML mapping with apiVersion, kind and metadata.name",
-                    path.display()
-                ))
-                .context(where_()))
-            }
-        }
-        let kind = resource::kind(&doc).to_string();
-        if kind.is_empty() {
-            return Err(
-                Error::new(format!("{}: missing kind in object", path.display())).context(where_()),
-            );
-        }
-        if kind.ends_with("List") {
-            match doc.get("items") {
-                None => {}
-                Some(Value::Null) => continue,
-                Some(Value::Array(items)) => {
-                    queue.extend(items.iter().enumerate().map(|(i, item)| {
-                        let prefix = [Value::from("items"), Value::from(i)];
-                        (item.clone(), empty_nulls::below(&empties, &prefix))
-                    }));
-                    continue;
-                }
-                Some(_) => {
-                    return Err(Error::new(format!(
-                        "{}: expected array in {kind}/items",
-                        path.display()
+    let mut queue: std::collections::VecDeque<(Value, Vec<Value>)> =
+        std::collections::VecDeque::new();
+    yaml::for_each_document_with_empty_nulls(&text, |doc, empties| {
+        queue.push_back((doc, empties));
+        while let Some((doc, empties)) = queue.pop_front() {
+            match &doc {
+                Value::Null => continue,
+                Value::Object(m) if m.is_empty() => continue,
+                Value::Object(_) => {}
+                _ => {
+                    return Err(bad(
+                        "a resource must be a YAML mapping with apiVersion, kind and metadata.name"
+                            .into(),
                     ))
-                    .context(where_()))
                 }
             }
-        } else if resource::name(&doc).is_empty() {
-            return Err(Error::new(format!(
-                "{}: missing metadata.name in object of kind {kind}",
-                path.display()
-            ))
-            .context(where_()));
+            let kind = resource::kind(&doc).to_string();
+            if kind.is_empty() {
+                return Err(bad("missing kind in object".into()));
+            }
+            if kind.ends_with("List") {
+                match doc.get("items") {
+                    None => {}
+                    Some(Value::Null) => continue,
+                    Some(Value::Array(_)) => {
+                        if let Value::Object(mut m) = doc {
+                            if let Some(Value::Array(items)) = m.remove("items") {
+                                queue.extend(items.into_iter().enumerate().map(|(i, item)| {
+                                    let prefix = [Value::from("items"), Value::from(i)];
+                                    (item, empty_nulls::below(&empties, &prefix))
+                                }));
+                            }
+                        }
+                        continue;
+                    }
+                    Some(_) => return Err(bad(format!("expected array in {kind}/items"))),
+                }
+            } else if resource::name(&doc).is_empty() {
+                return Err(bad(format!(
+                    "missing metadata.name in object of kind {kind}"
+                )));
+            }
+            let mut doc = doc;
+            empty_nulls::record(&mut doc, empties);
+            f(doc)?;
         }
-        let mut doc = doc;
-        empty_nulls::record(&mut doc, empties);
-        out.push(doc);
-    }
-    Ok(out)
+        Ok(())
+    })
+    .map_err(|e| {
+        if e.message.contains(&where_()) {
+            e
+        } else {
+            e.context(path.display()).context(where_())
+        }
+    })
 }
 
 /// Whether a resource carries a pending hash suffix or a rename that

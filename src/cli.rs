@@ -8,7 +8,6 @@ use crate::output::{self, Reorder};
 use crate::plugins::{exec::Limits, Settings};
 use clap::{CommandFactory, Parser, Subcommand};
 use kustom_api::Error;
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -144,18 +143,22 @@ pub struct BuildArgs {
     /// kustomize's helm and container-function flags.
     #[command(flatten)]
     pub kustomize: crate::build_flags::KustomizeBuildFlags,
+    /// Largest expansion of YAML aliases in one document, in bytes.
+    #[arg(long)]
+    pub max_alias_expansion: Option<usize>,
 }
 
 /// Run the CLI; returns the process exit code.
 pub fn main() -> i32 {
     // The builtin plugin runs once per plugin call: skip argument parsing
     // and set up logging only when asked, to keep each process start cheap.
-    let args: Vec<String> = std::env::args().collect();
+    // Arguments as the OS gives them: paths need not be UTF-8.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.len() == 3 && args[1] == "builtin-plugin" {
         if std::env::var_os("RUST_LOG").is_some() {
             init_logging(0);
         }
-        return kustom_builtin::run(vec![args[2].clone()]);
+        return kustom_builtin::run(vec![args[2].to_string_lossy().into_owned()]);
     }
     let cli = parse_args();
     init_logging(cli.verbose);
@@ -296,6 +299,10 @@ pub fn build_with(
     lock: std::sync::Arc<crate::lock::LockState>,
     write: bool,
 ) -> Result<(), Error> {
+    if let Some(n) = args.max_alias_expansion {
+        // Before any YAML is read; plugin processes inherit it.
+        std::env::set_var(kustom_api::yaml::ENV_ALIAS_BUDGET, n.to_string());
+    }
     let restrictor = match args.load_restrictor.as_str() {
         "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
         "LoadRestrictionsNone" | "none" => LoadRestrictor::None,
@@ -382,22 +389,12 @@ pub fn build_with(
         return Ok(());
     }
     match &args.output {
-        Some(path) if path.is_dir() => output::write_dir(&resources, &built.top, path),
-        Some(path) => std::fs::write(path, output::render(&resources, &built.top))
-            .map_err(|e| Error::new(format!("writing {}: {e}", path.display()))),
+        Some(path) => crate::write_output::write(&resources, &built.top, path),
         None => {
             let started = std::time::Instant::now();
-            let text = output::render(&resources, &built.top);
-            tracing::debug!(
-                ms = started.elapsed().as_millis() as u64,
-                bytes = text.len(),
-                "rendered"
-            );
-            let mut out = std::io::stdout().lock();
-            let written = out
-                .write_all(text.as_bytes())
-                .and_then(|_| out.flush())
+            let written = output::render_to(&resources, &built.top, &mut std::io::stdout().lock())
                 .map_err(|e| Error::new(format!("writing output: {e}")));
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, "rendered");
             log_peak_memory();
             written
         }

@@ -145,6 +145,12 @@ pub fn from_values(values: &[Value]) -> Vec<Doc> {
     values.iter().map(Doc::from_value).collect()
 }
 
+/// Encode parsed resources, dropping each value once it is encoded, so
+/// that a large answer is never held twice in full.
+pub fn from_owned_values(values: Vec<Value>) -> Vec<Doc> {
+    values.into_iter().map(|v| Doc::from_value(&v)).collect()
+}
+
 /// Parse resources.
 pub fn to_values(docs: &[Doc]) -> Vec<Value> {
     docs.iter().map(Doc::value).collect()

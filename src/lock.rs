@@ -225,9 +225,36 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .tempfile_in(dir)
         .map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
+    // The temporary file is private (0600); the result gets the replaced
+    // file's permissions, or those of any new file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = match std::fs::metadata(path) {
+            Ok(m) => m.permissions().mode() & 0o7777,
+            Err(_) => 0o666 & !process_umask(),
+        };
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(fail)?;
+    }
     tmp.as_file().sync_all().map_err(fail)?;
     tmp.persist(path).map_err(|e| fail(e.error))?;
     Ok(())
+}
+
+/// The process umask, read from /proc (setting and restoring it with
+/// umask(2) would race with other threads creating files); 022 elsewhere.
+#[cfg(unix)]
+fn process_umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
 }
 
 /// Lowercase hex sha256 of a byte string.

@@ -5,7 +5,6 @@ use crate::doc::Doc;
 use crate::kustomization::Kustomization;
 use kustom_api::protocol::{BUILD_ANNOTATIONS, ORIGIN, TRANSFORMATIONS};
 use kustom_api::{yaml, Error, ResId, Value};
-use std::path::Path;
 
 use kustom_api::resid::{
     kind_rank, KIND_ORDER_FIRST as ORDER_FIRST, KIND_ORDER_LAST as ORDER_LAST,
@@ -153,7 +152,7 @@ pub fn strip_build_annotations(r: &mut Value, top: &Kustomization) {
 }
 
 /// A resource as it is printed: parsed, build annotations removed.
-fn final_value(r: &Doc, top: &Kustomization) -> Value {
+pub fn final_value(r: &Doc, top: &Kustomization) -> Value {
     let mut v = r.value();
     strip_build_annotations(&mut v, top);
     v
@@ -172,41 +171,26 @@ pub fn render(resources: &[Doc], top: &Kustomization) -> String {
     out
 }
 
-/// Write one file per resource into `dir` (kustomize's `-o DIR`), all or nothing.
-pub fn write_dir(resources: &[Doc], top: &Kustomization, dir: &Path) -> Result<(), Error> {
-    let mut files: Vec<(String, String)> = Vec::new();
-    for r in resources {
-        let id = r.id();
-        let mut name = String::new();
-        if !id.gvk.group.is_empty() {
-            name.push_str(&id.gvk.group);
-            name.push('_');
+/// [`render`] into `out`, a megabyte at a time: the whole text of a large
+/// build is never held at once. Rendering cannot fail, so only a write
+/// error can stop it.
+pub fn render_to(
+    resources: &[Doc],
+    top: &Kustomization,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    const CHUNK: usize = 1 << 20;
+    let mut buf = String::with_capacity(CHUNK + 4096);
+    for (i, r) in resources.iter().enumerate() {
+        if i > 0 {
+            buf.push_str("---\n");
         }
-        name.push_str(&id.gvk.version);
-        name.push('_');
-        name.push_str(&id.gvk.kind);
-        name.push('_');
-        name.push_str(&id.name);
-        let file = format!("{}.yaml", name.to_lowercase());
-        files.push((file, yaml::to_yaml(&final_value(r, top))));
-    }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::new(format!("creating output directory {}: {e}", dir.display())))?;
-    // Write to temporary names first, then rename, so a failure leaves nothing half-written.
-    let mut written = Vec::new();
-    for (file, text) in &files {
-        let tmp = dir.join(format!(".{file}.kustom-tmp"));
-        if let Err(e) = std::fs::write(&tmp, text) {
-            for t in &written {
-                let _ = std::fs::remove_file(t);
-            }
-            return Err(Error::new(format!("writing {}: {e}", tmp.display())));
+        yaml::write_yaml(&mut buf, &final_value(r, top));
+        if buf.len() >= CHUNK {
+            out.write_all(buf.as_bytes())?;
+            buf.clear();
         }
-        written.push(tmp);
     }
-    for ((file, _), tmp) in files.iter().zip(&written) {
-        std::fs::rename(tmp, dir.join(file))
-            .map_err(|e| Error::new(format!("writing {}: {e}", dir.join(file).display())))?;
-    }
-    Ok(())
+    out.write_all(buf.as_bytes())?;
+    out.flush()
 }

@@ -9,6 +9,7 @@
 pub mod empty_nulls;
 pub mod error;
 pub mod fieldspec;
+pub mod files;
 pub mod json;
 pub mod paths;
 pub mod protocol;

@@ -110,6 +110,28 @@ pub fn read_stream(bytes: &[u8]) -> Result<Vec<Value>, Error> {
     yaml::parse_stream(text)
 }
 
+/// [`read_stream`], handing each document to `f` as soon as it is read, so
+/// that a large answer is never held as values all at once.
+pub fn for_each_in_stream(
+    bytes: &[u8],
+    mut f: impl FnMut(Value) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let text = std::str::from_utf8(bytes).map_err(|e| Error::new(format!("not UTF-8: {e}")))?;
+    if let Some(chunks) = json_stream_chunks(text) {
+        // All chunks must be JSON for the fast path, as in read_stream.
+        if chunks
+            .iter()
+            .all(|c| serde_json::from_str::<serde::de::IgnoredAny>(c).is_ok())
+        {
+            for chunk in chunks {
+                f(serde_json::from_str(chunk).map_err(|e| Error::new(e.to_string()))?)?;
+            }
+            return Ok(());
+        }
+    }
+    yaml::for_each_document(text, |v, _| f(v))
+}
+
 /// Parse `text` as JSON documents separated by `---` lines; None when it is not in that form.
 fn try_json_stream(text: &str) -> Option<Vec<Value>> {
     json_stream_chunks(text)?

@@ -193,9 +193,8 @@ pub fn plugin_args(config: &Value, dir: &Path, root_only: bool) -> Result<Vec<St
                     dir.display()
                 )));
             }
-            let text = std::fs::read_to_string(&real).map_err(|e| {
-                Error::new(format!("argsFromFile {file:?}: {}: {e}", real.display()))
-            })?;
+            let text = kustom_api::files::read_text(&real)
+                .map_err(|e| e.context(format!("argsFromFile {file:?}")))?;
             for line in text.split('\n') {
                 let arg = line.trim_start_matches(' ');
                 if !arg.is_empty() {

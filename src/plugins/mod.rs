@@ -602,13 +602,13 @@ impl Settings {
         match loc {
             Location::Legacy(path) => {
                 CALLS.fetch_add(1, Ordering::Relaxed);
-                Ok(doc::from_values(&legacy::generate(
+                Ok(doc::from_owned_values(legacy::generate(
                     self, path, first, dir, site, sandbox,
                 )?))
             }
             Location::Krm(spec) => {
                 CALLS.fetch_add(1, Ordering::Relaxed);
-                Ok(doc::from_values(&krm::generate(
+                Ok(doc::from_owned_values(krm::generate(
                     self, spec, first, dir, site, sandbox,
                 )?))
             }
@@ -625,20 +625,37 @@ impl Settings {
                     return doc::read_stream(&res.stdout)
                         .map_err(|e| site.junk_error(&res, &e.message));
                 }
-                let docs = protocol::read_stream(&res.stdout)
-                    .map_err(|e| site.junk_error(&res, &e.message))?;
-                let mut docs = legacy::expand_lists(docs)
-                    .map_err(|why| Error::new(format!("{site} wrote {why}")))?;
-                // KEP generators may use the legacy hash / behavior
-                // annotations too (they never see internal ones).
-                for d in docs.iter_mut().filter(|d| {
-                    resource::annotation(d, protocol::LEGACY_NEEDS_HASH).is_some()
-                        || resource::annotation(d, protocol::LEGACY_BEHAVIOR).is_some()
-                }) {
-                    legacy::apply_generator_options(std::slice::from_mut(d))
-                        .map_err(|e| e.context(site))?;
-                }
-                Ok(doc::from_values(&docs))
+                // Each document becomes a compact Doc as soon as it is read.
+                let mut out = Vec::new();
+                let mut wrote = None;
+                protocol::for_each_in_stream(&res.stdout, |v| {
+                    let docs = legacy::expand_lists(vec![v]).map_err(|why| {
+                        wrote = Some(Error::new(format!("{site} wrote {why}")));
+                        Error::new("")
+                    })?;
+                    for mut d in docs {
+                        // KEP generators may use the legacy hash / behavior
+                        // annotations too (they never see internal ones).
+                        if resource::annotation(&d, protocol::LEGACY_NEEDS_HASH).is_some()
+                            || resource::annotation(&d, protocol::LEGACY_BEHAVIOR).is_some()
+                        {
+                            legacy::apply_generator_options(std::slice::from_mut(&mut d)).map_err(
+                                |e| {
+                                    wrote = Some(e.context(site));
+                                    Error::new("")
+                                },
+                            )?;
+                        }
+                        out.push(Doc::from_value(&d));
+                    }
+                    Ok(())
+                })
+                .map_err(|e| {
+                    wrote
+                        .take()
+                        .unwrap_or_else(|| site.junk_error(&res, &e.message))
+                })?;
+                Ok(out)
             }
         }
     }
@@ -763,7 +780,7 @@ impl Settings {
                 CALLS.fetch_add(1, Ordering::Relaxed);
                 let rs = doc::to_values(&resources);
                 drop(resources);
-                doc::from_values(&legacy::transform(
+                doc::from_owned_values(legacy::transform(
                     self, path, first, rs, dir, site, sandbox,
                 )?)
             }
@@ -771,7 +788,7 @@ impl Settings {
                 CALLS.fetch_add(1, Ordering::Relaxed);
                 let rs = doc::to_values(&resources);
                 drop(resources);
-                doc::from_values(&krm::transform(self, spec, first, rs, dir, site, sandbox)?)
+                doc::from_owned_values(krm::transform(self, spec, first, rs, dir, site, sandbox)?)
             }
             // The shipped builtin keeps identities itself (it records
             // renames in the build annotations), so resources travel as
@@ -788,48 +805,50 @@ impl Settings {
                 }
             }
             Location::Kep(_) => {
-                let rs = doc::to_values(&resources);
-                drop(resources);
-                let rs = self.transform_kep(loc, site, batch, rs, dir, optional, sandbox)?;
-                doc::from_values(&rs)
+                match self.transform_kep(loc, site, batch, &resources, dir, optional, sandbox)? {
+                    Some(rs) => {
+                        drop(resources);
+                        doc::from_owned_values(rs)
+                    }
+                    None => resources,
+                }
             }
         })
     }
 
     /// A transform call to a KEP plugin: resources are tagged with the id
-    /// annotation and the output matched back by it.
+    /// annotation and the output matched back by it. None: the plugin does
+    /// not transform (127) and `optional` allows that.
     #[allow(clippy::too_many_arguments)]
     fn transform_kep(
         &self,
         loc: &Location,
         site: &Site<'_>,
         configs: &[Value],
-        mut resources: Vec<Value>,
+        resources: &[Doc],
         dir: &Path,
         optional: bool,
         sandbox: &CallSandbox,
-    ) -> Result<Vec<Value>, Error> {
+    ) -> Result<Option<Vec<Value>>, Error> {
         let group = group_of(&configs[0]);
-        let before: Vec<ResId> = resources
-            .iter_mut()
-            .enumerate()
-            .map(|(i, r)| {
-                resource::set_annotation(r, ID_ANNOTATION, &i.to_string());
-                ResId::of(r)
-            })
-            .collect();
-        let stdin = encode_values(&group, configs, &resources);
+        // Each resource is parsed, tagged and encoded in turn, so that only
+        // the encoded stream is held besides the resources themselves.
+        let mut before: Vec<ResId> = Vec::with_capacity(resources.len());
+        let mut stdin = encode_values(&group, configs, &[]);
+        for (i, d) in resources.iter().enumerate() {
+            let mut r = d.value();
+            resource::set_annotation(&mut r, ID_ANNOTATION, &i.to_string());
+            before.push(ResId::of(&r));
+            if !stdin.is_empty() {
+                stdin.extend_from_slice(b"---\n");
+            }
+            stdin.extend_from_slice(&encode_values(&group, &[], std::slice::from_ref(&r)));
+        }
         let res = match self.call(loc, site, dir, stdin, 0, sandbox)? {
             Some(res) => res,
-            None if optional => {
-                for r in &mut resources {
-                    resource::remove_annotation(r, ID_ANNOTATION);
-                }
-                return Ok(resources);
-            }
+            None if optional => return Ok(None),
             None => return Err(unsupported_transform(site)),
         };
-        drop(resources);
         let out =
             protocol::read_stream(&res.stdout).map_err(|e| site.junk_error(&res, &e.message))?;
         let mut out =
@@ -842,9 +861,12 @@ impl Settings {
             resource::annotation(r, ID_ANNOTATION).is_some()
                 || !config_ids.iter().any(|c| c.equals(&ResId::of(r)))
         });
+        // Where each output came from, to name both sides of an id clash.
+        let mut sources: Vec<Option<&ResId>> = Vec::with_capacity(out.len());
         for r in &mut out {
             let id = resource::remove_annotation(r, ID_ANNOTATION)
                 .and_then(|v| v.as_str().and_then(|s| s.parse::<usize>().ok()));
+            sources.push(id.and_then(|i| before.get(i)));
             if let Some(old) = id.and_then(|i| before.get(i)) {
                 let now = ResId::of(r);
                 if now.name != old.name
@@ -855,8 +877,45 @@ impl Settings {
                 }
             }
         }
-        Ok(out)
+        check_unique_ids(site, &out, &sources)?;
+        Ok(Some(out))
     }
+}
+
+/// Two resources a transformer returns may not share an id (kustomize's
+/// resource map refuses that too): name the plugin and both resources.
+fn check_unique_ids(
+    site: &Site<'_>,
+    out: &[Value],
+    sources: &[Option<&ResId>],
+) -> Result<(), Error> {
+    let mut seen: std::collections::HashMap<(ResId, String), usize> =
+        std::collections::HashMap::with_capacity(out.len());
+    let describe = |i: usize| match sources[i] {
+        Some(old) if old.equals(&ResId::of(&out[i])) => format!("input resource {old}"),
+        Some(old) => format!("input resource {old} (renamed)"),
+        None => "a new resource".to_string(),
+    };
+    for (i, r) in out.iter().enumerate() {
+        let id = ResId::of(r);
+        let ns = id.effective_namespace().to_string();
+        let key = (
+            ResId {
+                namespace: String::new(),
+                ..id.clone()
+            },
+            ns,
+        );
+        if let Some(&j) = seen.get(&key) {
+            return Err(Error::new(format!(
+                "{site} returned two resources with the same id {id}: {} and {}; a transformer must keep resource ids unique (merge them, or give one another name)",
+                describe(j),
+                describe(i)
+            )));
+        }
+        seen.insert(key, i);
+    }
+    Ok(())
 }
 
 fn unsupported_transform(site: &Site<'_>) -> Error {
@@ -878,11 +937,18 @@ fn encode(group: &str, configs: &[Value], resources: &[Doc]) -> Vec<u8> {
 
 /// [`encode`] for parsed resources.
 fn encode_values(group: &str, configs: &[Value], resources: &[Value]) -> Vec<u8> {
-    let all: Vec<Value> = configs.iter().chain(resources).cloned().collect();
     if group == BUILTIN_GROUP {
+        let all: Vec<Value> = configs.iter().chain(resources).cloned().collect();
         protocol::write_json_stream(&all)
     } else {
-        yaml::to_yaml_stream(&all).into_bytes()
+        let mut out = String::new();
+        for (i, v) in configs.iter().chain(resources).enumerate() {
+            if i > 0 {
+                out.push_str("---\n");
+            }
+            yaml::write_yaml(&mut out, v);
+        }
+        out.into_bytes()
     }
 }
 

@@ -22,8 +22,9 @@ mod scan;
 mod write;
 
 pub use read::{
-    parse_kustomization, parse_stream, parse_stream_with_empty_nulls, parse_stream_with_lines,
-    YamlError, MAX_NESTING,
+    for_each_document, for_each_document_with_empty_nulls, parse_kustomization, parse_stream,
+    parse_stream_with_empty_nulls, parse_stream_with_lines, YamlError, DEFAULT_ALIAS_BUDGET,
+    ENV_ALIAS_BUDGET, MAX_NESTING,
 };
 pub use write::{to_yaml, to_yaml_stream, try_to_yaml, try_to_yaml_stream, write_yaml};
 

@@ -91,10 +91,12 @@ fn rules() -> Rules {
 /// Like [`parse_stream`], also giving the 1-based line where each document's
 /// content starts.
 pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlError> {
-    Ok(parse_documents(text)?
-        .into_iter()
-        .map(|d| (d.value, d.line))
-        .collect())
+    let mut docs = Vec::new();
+    each_document(text, |d| {
+        docs.push((d.value, d.line));
+        Ok::<(), YamlError>(())
+    })?;
+    Ok(docs)
 }
 
 /// Like [`parse_stream`], also giving for each document the paths (JSON
@@ -102,10 +104,31 @@ pub fn parse_stream_with_lines(text: &str) -> Result<Vec<(Value, usize)>, YamlEr
 /// at all (`key:`), which kustomize's strategic merge treats unlike an
 /// explicit `null` or `~`.
 pub fn parse_stream_with_empty_nulls(text: &str) -> Result<Vec<(Value, Vec<Value>)>, Error> {
-    Ok(parse_documents(text)?
-        .into_iter()
-        .map(|d| (d.value, d.empty_nulls))
-        .collect())
+    let mut docs = Vec::new();
+    each_document(text, |d| {
+        docs.push((d.value, d.empty_nulls));
+        Ok::<(), YamlError>(())
+    })?;
+    Ok(docs)
+}
+
+/// Hand each document of a stream (as [`parse_stream_with_lines`] reads
+/// it) to `f` as soon as it is read, so that a caller converting documents
+/// one by one never holds the whole stream as values.
+pub fn for_each_document(
+    text: &str,
+    mut f: impl FnMut(Value, usize) -> Result<(), Error>,
+) -> Result<(), Error> {
+    each_document(text, |d| f(d.value, d.line))
+}
+
+/// [`for_each_document`], also handing over each document's paths of
+/// values written empty (see [`parse_stream_with_empty_nulls`]).
+pub fn for_each_document_with_empty_nulls(
+    text: &str,
+    mut f: impl FnMut(Value, Vec<Value>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    each_document(text, |d| f(d.value, d.empty_nulls))
 }
 
 /// One document read from a stream.
@@ -117,7 +140,10 @@ struct Document {
     empty_nulls: Vec<Value>,
 }
 
-fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
+fn each_document<E: From<YamlError>>(
+    text: &str,
+    mut f: impl FnMut(Document) -> Result<(), E>,
+) -> Result<(), E> {
     // kyaml normalises Windows line ends before anything else, including
     // inside quoted scalars.
     let normalized: std::borrow::Cow<str> = if text.contains("\r\n") {
@@ -127,7 +153,6 @@ fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
     };
     let text = normalized.as_ref();
     let pieces = split_documents(text)?;
-    let mut docs: Vec<Document> = Vec::with_capacity(pieces.len());
     // One parser and builder for all pieces: their buffers are reused.
     let mut parser = Parser::new("");
     let mut builder = Builder::new(1);
@@ -142,10 +167,10 @@ fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
         // newline is the separator's first character, still in `text`.
         let end = if i == last { end } else { end + 1 };
         if let Some(doc) = parse_piece(&mut parser, &mut builder, &text[start..end], line)? {
-            docs.push(doc);
+            f(doc)?;
         }
     }
-    Ok(docs)
+    Ok(())
 }
 
 fn count_newlines(s: &str) -> usize {
@@ -234,10 +259,31 @@ fn check_characters(text: &str, first_line: usize) -> Result<(), YamlError> {
     Ok(())
 }
 
-/// Upper bound on values produced by alias expansion in one document; a
-/// "billion laughs" input fails instead of exhausting memory (go-yaml
-/// likewise refuses "excessive aliasing").
-const ALIAS_BUDGET: usize = 5_000_000;
+/// Default upper bound, in bytes, on what alias expansion may add to one
+/// document: a "billion laughs" input — nested or one big scalar repeated
+/// — fails instead of exhausting memory (go-yaml likewise refuses
+/// "excessive aliasing"). Counted as the text of the copied scalars and
+/// keys plus [`NODE_COST`] per copied node.
+pub const DEFAULT_ALIAS_BUDGET: usize = 64 << 20;
+
+/// The environment variable that raises (or lowers) the alias budget, in
+/// bytes: `kustom build --max-alias-expansion` sets it, so plugin processes
+/// (the shipped builtin reading patch files) inherit it.
+pub const ENV_ALIAS_BUDGET: &str = "KUSTOM_MAX_ALIAS_EXPANSION";
+
+/// Roughly what one JSON node costs in memory besides its text.
+const NODE_COST: usize = 48;
+
+/// The alias budget in force (read once).
+fn alias_budget() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        std::env::var(ENV_ALIAS_BUDGET)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_ALIAS_BUDGET)
+    })
+}
 
 /// Deepest nesting of collections accepted. go-yaml allows 10000 levels,
 /// but values this deep would overflow the stack of the (recursive) JSON
@@ -342,7 +388,7 @@ impl Builder {
             anchors: HashMap::new(),
             entries: Vec::new(),
             first_line,
-            alias_budget: ALIAS_BUDGET,
+            alias_budget: alias_budget(),
             root: None,
             root_null: false,
             empty_nulls: Vec::new(),
@@ -355,7 +401,7 @@ impl Builder {
         self.anchors.clear();
         self.entries.clear();
         self.first_line = first_line;
-        self.alias_budget = ALIAS_BUDGET;
+        self.alias_budget = alias_budget();
         self.root = None;
         self.root_null = false;
         self.empty_nulls.clear();
@@ -483,7 +529,7 @@ impl Builder {
                     }
                 };
                 if let Some(name) = anchor {
-                    let size = count_values(&value);
+                    let size = expansion_cost(&value);
                     self.anchors.insert(
                         name,
                         Anchored::Collection {
@@ -573,30 +619,42 @@ impl Builder {
         Ok(())
     }
 
+    /// Take `cost` bytes of alias expansion from the document's budget.
+    fn charge(&mut self, cost: usize, line: usize) -> Result<(), YamlError> {
+        if cost > self.alias_budget {
+            return Err(YamlError::at(
+                line,
+                format!(
+                    "document contains excessive aliasing: expanding its aliases takes more than {} bytes; if this is intended, raise the limit with --max-alias-expansion BYTES",
+                    alias_budget()
+                ),
+            ));
+        }
+        self.alias_budget -= cost;
+        Ok(())
+    }
+
     fn alias(&mut self, name: &str, line: usize) -> Result<Node, YamlError> {
-        match self.anchors.get(name) {
-            Some(Anchored::Scalar(s)) => Ok(Node::Scalar(s.clone())),
-            Some(Anchored::Collection {
-                value,
-                is_map,
-                size,
-            }) => {
-                if *size > self.alias_budget {
-                    return Err(YamlError::at(line, "document contains excessive aliasing"));
-                }
-                self.alias_budget -= size;
-                Ok(Node::Collection {
-                    value: value.clone(),
-                    is_map: *is_map,
-                })
-            }
+        let cost = match self.anchors.get(name) {
+            Some(Anchored::Scalar(s)) => NODE_COST + s.text.len(),
+            Some(Anchored::Collection { size, .. }) => *size,
             // Unknown, or still being defined (a node containing itself,
             // on which kustomize recurses forever).
-            None => Err(YamlError::at(
-                line,
-                format!("unknown anchor '{name}' referenced"),
-            )),
-        }
+            None => {
+                return Err(YamlError::at(
+                    line,
+                    format!("unknown anchor '{name}' referenced"),
+                ))
+            }
+        };
+        self.charge(cost, line)?;
+        Ok(match &self.anchors[name] {
+            Anchored::Scalar(s) => Node::Scalar(s.clone()),
+            Anchored::Collection { value, is_map, .. } => Node::Collection {
+                value: value.clone(),
+                is_map: *is_map,
+            },
+        })
     }
 
     /// Place a finished node into the open collection (or make it the root).
@@ -725,12 +783,19 @@ fn node_value(node: Node) -> Result<Value, YamlError> {
 }
 
 /// Number of JSON values in `v` (itself included): the cost of copying it.
-fn count_values(v: &Value) -> usize {
-    match v {
-        Value::Array(a) => 1 + a.iter().map(count_values).sum::<usize>(),
-        Value::Object(m) => 1 + m.values().map(count_values).sum::<usize>(),
-        _ => 1,
-    }
+/// What copying `v` costs against the alias budget: its strings and keys
+/// plus [`NODE_COST`] per node.
+fn expansion_cost(v: &Value) -> usize {
+    NODE_COST
+        + match v {
+            Value::Array(a) => a.iter().map(expansion_cost).sum::<usize>(),
+            Value::Object(m) => m
+                .iter()
+                .map(|(k, v)| k.len() + expansion_cost(v))
+                .sum::<usize>(),
+            Value::String(s) => s.len(),
+            _ => 0,
+        }
 }
 
 /// The value a folded (`>`) scalar has after kustomize is done with it.

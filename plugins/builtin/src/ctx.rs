@@ -2,7 +2,7 @@
 //! kustomization's directory (the working directory) and the load restrictor.
 
 use kustom_api::{protocol, Error};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Whether files outside the kustomization root may be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +71,7 @@ impl Ctx {
                 .unwrap_or_else(|_| self.root.clone());
             if !real.starts_with(&root) {
                 return Err(Error::new(format!(
-                    "security; file '{}' is not in or below '{}'",
+                    "security; file '{}' is not in or below '{}'; move it under the kustomization or build with --load-restrictor LoadRestrictionsNone",
                     real.display(),
                     root.display()
                 )));
@@ -84,14 +84,13 @@ impl Ctx {
     /// Read a file named relative to the root, enforcing the load restrictor.
     pub fn read_to_string(&self, rel: &str) -> Result<String, Error> {
         let path = self.resolve(rel)?;
-        std::fs::read_to_string(&path)
-            .map_err(|e| Error::new(format!("reading {}: {e}", display(&path))))
+        kustom_api::files::read_text(&path)
     }
 
     /// Read a file's bytes, enforcing the load restrictor.
     pub fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, Error> {
         let path = self.resolve(rel)?;
-        std::fs::read(&path).map_err(|e| Error::new(format!("reading {}: {e}", display(&path))))
+        kustom_api::files::read_regular(&path)
     }
 }
 
@@ -99,8 +98,4 @@ impl Ctx {
 fn is_remote_file(s: &str) -> bool {
     let head = s.get(..8).unwrap_or(s).to_ascii_lowercase();
     head.starts_with("http://") || head.starts_with("https://")
-}
-
-fn display(p: &Path) -> String {
-    p.display().to_string()
 }

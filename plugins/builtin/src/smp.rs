@@ -161,7 +161,7 @@ pub fn schema_from_config(config: &Value, ctx: &Ctx) -> Result<Cow<'static, Sche
         (Some(doc), _) => doc.clone(),
         (None, Some(Value::String(path))) => {
             let text = if std::path::Path::new(path).is_absolute() {
-                std::fs::read_to_string(path).map_err(|e| err!("reading {path}: {e}"))?
+                kustom_api::files::read_text(std::path::Path::new(path))?
             } else {
                 ctx.read_to_string(path)?
             };
