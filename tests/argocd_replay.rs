@@ -238,6 +238,10 @@ fn helm_build_options_are_accepted_and_passed_to_helm() {
             "--helm-api-versions",
             "networking.k8s.io/v1/Ingress",
         ])
+        // The fake helm's call log sits outside the tree: a confined
+        // plugin (and the helm it runs) writes there only with a grant.
+        .arg("--plugin-allow-write")
+        .arg(tmp.path())
         .current_dir(tmp.path().join("repo"))
         .env("XDG_CONFIG_HOME", tmp.path().join("config")));
     assert!(
