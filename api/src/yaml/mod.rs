@@ -18,10 +18,12 @@
 mod parse;
 mod read;
 mod resolve;
+mod scalars;
 mod scan;
 mod write;
 
 pub use read::{parse_kustomization, parse_stream, parse_stream_with_lines, YamlError};
+pub use scalars::{scalars_in_order, PathScalar};
 pub use write::{to_yaml, to_yaml_stream, try_to_yaml, try_to_yaml_stream, write_yaml};
 
 /// The JSON value go-yaml v3 gives an untagged plain scalar of this text:
