@@ -321,3 +321,46 @@ fn replacement(var: &Value, targets: Vec<Value>) -> Value {
     }
     Value::Object(r)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(value: &str) -> Result<Option<(String, usize)>, String> {
+        field_options(value, "$(V)")
+    }
+
+    #[test]
+    fn locates_the_mention_by_its_neighbours() {
+        assert_eq!(opts("$(V)"), Ok(None));
+        assert_eq!(opts("$(V).svc"), Ok(Some((".".into(), 0))));
+        assert_eq!(opts("a/b/$(V)"), Ok(Some(("/".into(), 2))));
+        assert_eq!(opts("x-$(V)-y-z"), Ok(Some(("-".into(), 1))));
+        assert!(opts("x=$(V)-y").unwrap_err().contains("is not delimited"));
+        // The mention must be a whole piece between delimiters.
+        assert!(opts("a:b$(V)c:d").is_err());
+    }
+
+    #[test]
+    fn dotted_keys_are_bracketed() {
+        let path = ["metadata", "labels", "app.kubernetes.io/name"].map(String::from);
+        assert_eq!(
+            field_path(&path),
+            "metadata.labels.[app.kubernetes.io/name]"
+        );
+        assert_eq!(field_path(&["a", "0", "b"].map(String::from)), "a.0.b");
+    }
+
+    #[test]
+    fn source_from_objref_and_fieldref() {
+        let var = serde_json::json!({"name": "V", "objref": {"apiVersion": "apps/v1",
+            "kind": "Deployment", "name": "web", "namespace": "ns"},
+            "fieldref": {"fieldPath": "spec.replicas"}});
+        let r = replacement(&var, Vec::new());
+        assert_eq!(
+            r,
+            serde_json::json!({"source": {"group": "apps", "version": "v1", "kind": "Deployment",
+                "name": "web", "namespace": "ns", "fieldPath": "spec.replicas"}})
+        );
+    }
+}
