@@ -1,6 +1,7 @@
 //! `kustom edit fix`: deprecated fields to their replacements
 //! (`patchesJson6902` and `patchesStrategicMerge` → `patches`,
-//! `commonLabels` → `labels`; `bases`, `imageTags` and `env` are fixed by
+//! `commonLabels` → `labels`, with `--vars` `vars` → `replacements`
+//! (see [`super::fixvars`]); `bases`, `imageTags` and `env` are fixed by
 //! every edit), then a build before and after to warn when the output
 //! changed.
 
@@ -14,33 +15,33 @@ use std::path::Path;
 /// Flags of `edit fix`.
 #[derive(Args, Debug)]
 pub struct FixArgs {
-    /// Also convert vars to replacements (not supported by kustom: the
-    /// command fails before changing anything).
+    /// If specified, kustomize will attempt to convert vars to replacements.
+    /// We recommend doing this in a clean git repository where the change is
+    /// easy to undo.
     #[arg(long)]
     pub vars: bool,
 }
 
 /// Run `edit fix` in the working directory.
 pub fn run(args: &FixArgs) -> Result<(), Error> {
-    if args.vars {
-        // kustomize rewrites resource files to turn vars into replacements;
-        // kustom does not implement that conversion.
-        return Err(Error::new(
-            "--vars: converting vars to replacements is not supported by kustom; \
-             run `kustom edit fix` without --vars and convert the vars by hand",
-        ));
-    }
     let before = render(Path::new("."));
     let mut file = KustFile::find(Path::new(""))?;
     let mut k = file.read()?;
     fix_pre_marshalling(&mut k)?;
-    println!(
-        "\nFixed fields:\n  patchesJson6902 -> patches\n  patchesStrategicMerge -> patches\n  commonLabels -> labels\n\n\
-         To convert vars -> replacements, run the command `kustomize edit fix --vars`\n\n\
-         WARNING: Converting vars to replacements will potentially overwrite many resource files \n\
-         and the resulting files may not produce the same output when `kustomize build` is run. \n\
-         We recommend doing this in a clean git repository where the change is easy to undo."
-    );
+    if args.vars {
+        super::fixvars::convert(&mut k)?;
+        println!(
+            "\nFixed fields:\n  patchesJson6902 -> patches\n  patchesStrategicMerge -> patches\n  commonLabels -> labels\n  vars -> replacements"
+        );
+    } else {
+        println!(
+            "\nFixed fields:\n  patchesJson6902 -> patches\n  patchesStrategicMerge -> patches\n  commonLabels -> labels\n\n\
+             To convert vars -> replacements, run the command `kustomize edit fix --vars`\n\n\
+             WARNING: Converting vars to replacements will potentially overwrite many resource files \n\
+             and the resulting files may not produce the same output when `kustomize build` is run. \n\
+             We recommend doing this in a clean git repository where the change is easy to undo."
+        );
+    }
     let written = file.write(&k);
     match render(Path::new(".")) {
         Err(e) => println!(

@@ -5,6 +5,7 @@
 
 pub mod add;
 pub mod fix;
+mod fixvars;
 pub mod kustfile;
 pub mod remove;
 pub mod set;

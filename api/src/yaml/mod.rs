@@ -18,6 +18,7 @@
 mod parse;
 mod read;
 mod resolve;
+mod scalars;
 mod scan;
 mod write;
 
@@ -26,6 +27,7 @@ pub use read::{
     parse_stream_with_empty_nulls, parse_stream_with_lines, YamlError, DEFAULT_ALIAS_BUDGET,
     ENV_ALIAS_BUDGET, MAX_NESTING,
 };
+pub use scalars::{scalars_in_order, PathScalar};
 pub use write::{to_yaml, to_yaml_stream, try_to_yaml, try_to_yaml_stream, write_yaml};
 
 /// The JSON value go-yaml v3 gives an untagged plain scalar of this text:

@@ -31,7 +31,7 @@ pub struct YamlError {
 }
 
 impl YamlError {
-    fn at(line: usize, message: impl Into<String>) -> Self {
+    pub(crate) fn at(line: usize, message: impl Into<String>) -> Self {
         YamlError {
             line: Some(line),
             message: message.into(),
@@ -180,7 +180,7 @@ fn count_newlines(s: &str) -> usize {
 /// Byte ranges of the pieces between separator lines: a line starting with
 /// `---` that follows a newline and is itself ended by one (kyaml's
 /// `\n---.*\n`). Anything after the dashes other than a comment is an error.
-fn split_documents(text: &str) -> Result<Vec<(usize, usize)>, YamlError> {
+pub(crate) fn split_documents(text: &str) -> Result<Vec<(usize, usize)>, YamlError> {
     let mut pieces = Vec::new();
     if text.is_empty() {
         return Ok(pieces);
