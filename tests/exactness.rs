@@ -678,3 +678,90 @@ metadata:
         ),
     );
 }
+
+/// A Deployment and a Service with selectors, for the label tests.
+const SELECTED: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n  template:\n    metadata:\n      labels:\n        app: d\n    spec:\n      containers:\n      - name: c\n        image: nginx\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  selector:\n    app: d\n";
+
+#[test]
+fn labels_later_entry_rewrites_selectors_an_earlier_one_created() {
+    // `labels:` entries become one LabelTransformer each, in order. Entries a
+    // transformer creates share one value in kustomize, so the second
+    // (metadata-only) entry rewrites the selectors and templates too.
+    check(
+        "labels selectors then plain",
+        &[("kustomization.yaml", "resources:\n- res.yaml\nlabels:\n- pairs:\n    team: a\n  includeSelectors: true\n- pairs:\n    team: b\n"), ("res.yaml", SELECTED)],
+        Want::Yaml("apiVersion: v1\nkind: Service\nmetadata:\n  labels:\n    team: b\n  name: s\nspec:\n  selector:\n    app: d\n    team: b\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    team: b\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n      team: b\n  template:\n    metadata:\n      labels:\n        app: d\n        team: b\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"),
+    );
+}
+
+#[test]
+fn labels_templates_then_plain_same_key() {
+    // includeTemplates only: the template entry shares the metadata one's value.
+    check(
+        "labels templates then plain",
+        &[("kustomization.yaml", "resources:\n- res.yaml\nlabels:\n- pairs:\n    team: a\n  includeTemplates: true\n- pairs:\n    team: b\n"), ("res.yaml", SELECTED)],
+        Want::Yaml("apiVersion: v1\nkind: Service\nmetadata:\n  labels:\n    team: b\n  name: s\nspec:\n  selector:\n    app: d\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    team: b\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n  template:\n    metadata:\n      labels:\n        app: d\n        team: b\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"),
+    );
+}
+
+#[test]
+fn labels_with_fields_then_plain_same_key() {
+    // Custom `fields:` are linked the same way.
+    check(
+        "labels fields then plain",
+        &[("kustomization.yaml", "resources:\n- res.yaml\nlabels:\n- pairs:\n    team: a\n  fields:\n  - path: spec/selector\n    kind: Service\n    create: true\n- pairs:\n    team: b\n"), ("res.yaml", SELECTED)],
+        Want::Yaml("apiVersion: v1\nkind: Service\nmetadata:\n  labels:\n    team: b\n  name: s\nspec:\n  selector:\n    app: d\n    team: b\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    team: b\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n  template:\n    metadata:\n      labels:\n        app: d\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"),
+    );
+}
+
+#[test]
+fn labels_same_key_three_times() {
+    // Three entries: each overwrite writes through to what the first created.
+    check(
+        "labels three times",
+        &[("kustomization.yaml", "resources:\n- res.yaml\nlabels:\n- pairs:\n    team: a\n  includeTemplates: true\n- pairs:\n    team: b\n  includeSelectors: true\n- pairs:\n    team: c\n"), ("res.yaml", SELECTED)],
+        Want::Yaml("apiVersion: v1\nkind: Service\nmetadata:\n  labels:\n    team: c\n  name: s\nspec:\n  selector:\n    app: d\n    team: b\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    team: c\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n      team: b\n  template:\n    metadata:\n      labels:\n        app: d\n        team: c\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"),
+    );
+}
+
+#[test]
+fn common_labels_after_labels_same_key() {
+    // commonLabels run after all `labels:` entries and write every field anyway.
+    check(
+        "commonLabels and labels",
+        &[("kustomization.yaml", "resources:\n- res.yaml\ncommonLabels:\n  team: b\nlabels:\n- pairs:\n    team: a\n  includeTemplates: true\n"), ("res.yaml", SELECTED)],
+        Want::Yaml("apiVersion: v1\nkind: Service\nmetadata:\n  labels:\n    team: b\n  name: s\nspec:\n  selector:\n    app: d\n    team: b\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    team: b\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n      team: b\n  template:\n    metadata:\n      labels:\n        app: d\n        team: b\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"),
+    );
+}
+
+#[test]
+fn labels_existing_entries_are_not_linked() {
+    // An entry that existed is overwritten in its own node: not linked, so the
+    // metadata label goes its own way while selector and template stay together.
+    check(
+        "labels over existing",
+        &[("kustomization.yaml", "resources:\n- res.yaml\nlabels:\n- pairs:\n    team: a\n  includeSelectors: true\n- pairs:\n    team: b\n- pairs:\n    team: c\n  includeTemplates: true\n"), ("res.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels:\n    team: x\nspec:\n  selector:\n    matchLabels:\n      app: d\n  template:\n    metadata:\n      labels:\n        app: d\n    spec:\n      containers:\n      - name: c\n        image: nginx\n")],
+        Want::Yaml("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    team: c\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n      team: c\n  template:\n    metadata:\n      labels:\n        app: d\n        team: c\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"),
+    );
+}
+
+#[test]
+fn links_cross_layers_for_labels_and_common_annotations() {
+    // Links survive into an overlay; commonAnnotations link metadata and
+    // template annotations the same way.
+    check(
+        "labels and annotations across layers",
+        &[("kustomization.yaml", "resources:\n- base\nlabels:\n- pairs:\n    team: b\ntransformers:\n- |-\n  apiVersion: builtin\n  kind: AnnotationsTransformer\n  metadata:\n    name: notes\n  annotations:\n    note: b\n  fieldSpecs:\n  - path: metadata/annotations\n    create: true\n"), ("base/kustomization.yaml", "resources:\n- res.yaml\nlabels:\n- pairs:\n    team: a\n  includeSelectors: true\ncommonAnnotations:\n  note: a\n"), ("base/res.yaml", SELECTED)],
+        Want::Yaml("apiVersion: v1\nkind: Service\nmetadata:\n  annotations:\n    note: b\n  labels:\n    team: b\n  name: s\nspec:\n  selector:\n    app: d\n    team: b\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  annotations:\n    note: b\n  labels:\n    team: b\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n      team: b\n  template:\n    metadata:\n      annotations:\n        note: b\n      labels:\n        app: d\n        team: b\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"),
+    );
+}
+
+#[test]
+fn json_patches_unlink_shared_entries() {
+    // A JSON patch rebuilds the resource: its entries no longer share values.
+    check(
+        "json patch unlinks",
+        &[("kustomization.yaml", "resources:\n- base\nlabels:\n- pairs:\n    team: b\npatches:\n- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: d\n    spec:\n      template:\n        metadata:\n          labels:\n            team: z\n- patch: |-\n    - op: replace\n      path: /spec/selector/team\n      value: q\n  target:\n    kind: Service\n"), ("base/kustomization.yaml", "resources:\n- res.yaml\nlabels:\n- pairs:\n    team: a\n  includeSelectors: true\n"), ("base/res.yaml", SELECTED)],
+        Want::Yaml("apiVersion: v1\nkind: Service\nmetadata:\n  labels:\n    team: b\n  name: s\nspec:\n  selector:\n    app: d\n    team: q\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    team: b\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n      team: b\n  template:\n    metadata:\n      labels:\n        app: d\n        team: b\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"),
+    );
+}

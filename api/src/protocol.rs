@@ -33,6 +33,9 @@ pub const ALLOW_KIND_CHANGE: &str = "internal.config.kubernetes.io/allowKindChan
 /// JSON list of the paths of a resource's values written empty (`key:`);
 /// see `kustom_api::empty_nulls`.
 pub const EMPTY_NULLS: &str = "internal.config.kubernetes.io/emptyNulls";
+/// JSON list of the label/annotation entries that share one value, as in
+/// kustomize's YAML nodes; see the builtin `shared_entries` module.
+pub const SHARED_ENTRIES: &str = "internal.config.kubernetes.io/sharedEntries";
 /// Legacy exec-plugin protocol: a generated resource needs a hash suffix ("true").
 pub const LEGACY_NEEDS_HASH: &str = "kustomize.config.k8s.io/needs-hash";
 /// Legacy exec-plugin protocol: generator behavior.
@@ -59,6 +62,7 @@ pub const BUILD_ANNOTATIONS: &[&str] = &[
     NEEDS_HASH_SUFFIX,
     ID_ANNOTATION,
     EMPTY_NULLS,
+    SHARED_ENTRIES,
 ];
 
 /// Environment variable telling the builtin plugin the load restrictor in force.

@@ -47,6 +47,12 @@ mod tests {
             {"path": "spec/jobTemplate/spec/template/metadata/annotations", "group": "batch", "kind": "CronJob", "create": true},
         ]});
         transform(&config, &mut res, &ctx()).unwrap();
+        // The entries created together are recorded as sharing a value.
+        assert!(kustom_api::resource::remove_annotation(
+            &mut res[0],
+            kustom_api::protocol::SHARED_ENTRIES
+        )
+        .is_some());
         let cj = &res[0];
         assert_eq!(
             cj["metadata"]["annotations"],

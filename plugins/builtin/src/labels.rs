@@ -3,10 +3,10 @@
 //! templates, … — whichever specs the config lists). Also the shared engine
 //! of `AnnotationsTransformer`.
 
-use crate::prefix_suffix::wrong_kind;
+use crate::shared_entries;
 use crate::Ctx;
-use kustom_api::fieldspec::{config_field_specs, config_string, visit_fields, FieldSpec};
-use kustom_api::{Error, Map, Value};
+use kustom_api::fieldspec::{config_field_specs, config_string, FieldSpec};
+use kustom_api::{Error, Value};
 
 /// Read a `map[string]string` config field: null or absent is empty, values
 /// become strings the way kustomize's config decoding makes them (`1` →
@@ -44,27 +44,11 @@ pub(crate) fn add_entries(
     if entries.is_empty() {
         return Ok(());
     }
-    let empty_map = Value::Object(Map::new());
     for obj in resources.iter_mut() {
         // kustomize goes key by key over all specs; the result is the same
         // as spec by spec, but this keeps its error order.
         for (key, value) in entries {
-            for spec in specs {
-                visit_fields(obj, spec, Some(&empty_map), &mut |field| match field {
-                    Value::Object(map) => {
-                        map.insert(key.clone(), Value::String(value.clone()));
-                        Ok(())
-                    }
-                    Value::Array(_) => Err(wrong_kind("MappingNode", "SequenceNode")),
-                    Value::Null => {
-                        let mut map = Map::new();
-                        map.insert(key.clone(), Value::String(value.clone()));
-                        *field = Value::Object(map);
-                        Ok(())
-                    }
-                    _ => Err(wrong_kind("MappingNode", "ScalarNode")),
-                })?;
-            }
+            shared_entries::set_entry(obj, key, value, specs)?;
         }
     }
     Ok(())

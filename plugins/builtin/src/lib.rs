@@ -27,6 +27,7 @@ mod refvar;
 mod replacement;
 mod replicas;
 mod secret_generator;
+mod shared_entries;
 pub mod smp;
 pub mod target;
 mod value_add;

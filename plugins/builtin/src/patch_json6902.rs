@@ -157,6 +157,9 @@ pub(crate) fn apply_keeping_annotations(res: &mut Value, ops: &[Operation]) -> R
     // The core's id annotation is not in kustomize's resources: patches must
     // not see it (an op on /metadata/annotations/x fails there without other
     // annotations).
+    // kustomize rebuilds a JSON-patched resource from JSON: its label and
+    // annotation entries no longer share values (see `shared_entries`).
+    resource::remove_annotation(res, kustom_api::protocol::SHARED_ENTRIES);
     let id = smp::hide_id(res);
     let kept: Vec<(String, Value)> = match resource::get_at(res, &["metadata", "annotations"]) {
         Some(Value::Object(m)) => m
