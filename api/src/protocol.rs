@@ -165,3 +165,12 @@ pub fn json_stream_chunks(text: &str) -> Option<Vec<&str>> {
     }
     Some(docs)
 }
+
+/// Whether a file field names an http(s) URL (kustomize's loader rule: the
+/// scheme, case-insensitive, and no white space), shared by the core's
+/// fetcher and the builtin plugin that reads the fetched copies.
+pub fn is_remote_file(s: &str) -> bool {
+    let head = s.get(..8).unwrap_or(s).to_ascii_lowercase();
+    (head.starts_with("http://") || head.starts_with("https://"))
+        && !s.contains(char::is_whitespace)
+}

@@ -86,11 +86,7 @@ pub fn is_commit_id(s: &str) -> bool {
     (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// kustomize's `IsRemoteFile`: an http or https URL.
-pub fn is_remote_file(s: &str) -> bool {
-    let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
-    (lower.starts_with(HTTP) || lower.starts_with(HTTPS)) && !s.contains(char::is_whitespace)
-}
+pub use kustom_api::protocol::is_remote_file;
 
 fn parse_query(query: &str) -> (String, Duration, bool) {
     let defaults = (String::new(), DEFAULT_TIMEOUT, true);

@@ -52,7 +52,7 @@ impl Ctx {
     /// Resolve `rel` against the root, enforcing the load restrictor.
     pub fn resolve(&self, rel: &str) -> Result<PathBuf, Error> {
         // kustomize's loader fetches http(s) URLs before any restriction.
-        if is_remote_file(rel) {
+        if kustom_api::protocol::is_remote_file(rel) {
             return self.remote_files.get(rel).cloned().ok_or_else(|| {
                 Error::new(format!(
                     "{rel}: remote file was not fetched by kustom (named in {})",
@@ -92,10 +92,4 @@ impl Ctx {
         let path = self.resolve(rel)?;
         kustom_api::files::read_regular(&path)
     }
-}
-
-/// An http or https URL, as kustomize's loader recognises remote files.
-fn is_remote_file(s: &str) -> bool {
-    let head = s.get(..8).unwrap_or(s).to_ascii_lowercase();
-    head.starts_with("http://") || head.starts_with("https://")
 }
