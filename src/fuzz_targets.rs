@@ -70,12 +70,23 @@ pub fn kustomization(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(k) =
-        crate::kustomization::Kustomization::parse(text, Path::new("/fuzz/kustomization.yaml"))
-    else {
+    let Ok(k) = crate::operations::kustomization::Kustomization::parse(
+        text,
+        Path::new("/fuzz/kustomization.yaml"),
+    ) else {
         return;
     };
-    let _ = crate::plan::builtin_generators(&k);
-    let _ = crate::plan::builtin_transformers(&k, &TransformerConfig::defaults(), false, None);
-    let _ = crate::plan::builtin_transformers(&k, &TransformerConfig::defaults(), true, None);
+    let _ = crate::operations::plan::builtin_generators(&k);
+    let _ = crate::operations::plan::builtin_transformers(
+        &k,
+        &TransformerConfig::defaults(),
+        false,
+        None,
+    );
+    let _ = crate::operations::plan::builtin_transformers(
+        &k,
+        &TransformerConfig::defaults(),
+        true,
+        None,
+    );
 }

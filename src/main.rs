@@ -28,5 +28,5 @@ extern "C" fn tune_allocator() {
 }
 
 fn main() {
-    std::process::exit(kustom::cli::main());
+    std::process::exit(kustom::commands::main());
 }

@@ -120,7 +120,7 @@ fn kustom_counting_calls(dir: &Path, config_home: &Path) -> (std::process::Outpu
         .arg("build")
         .arg(dir)
         .env("XDG_CONFIG_HOME", config_home)
-        .env("RUST_LOG", "kustom::plugins=debug")
+        .env("RUST_LOG", "kustom::plugin_host=debug")
         .output()
         .expect("run kustom");
     let calls = String::from_utf8_lossy(&out.stderr)

@@ -27,7 +27,7 @@ fn walk(cmd: &clap::Command, path: &mut Vec<String>, missing: &mut Vec<String>, 
 
 #[test]
 fn every_command_help_has_an_example() {
-    let cmd = kustom::cli::Cli::command();
+    let cmd = kustom::commands::Cli::command();
     let (mut missing, mut count) = (Vec::new(), 0);
     walk(
         &cmd,

@@ -6,6 +6,7 @@
 //! travels inside the object as `internal.config.kubernetes.io/*`
 //! annotations, exactly as kustomize keeps it, so it survives a plugin call.
 
+pub mod doc;
 pub mod empty_nulls;
 pub mod error;
 pub mod fieldspec;

@@ -22,7 +22,7 @@ pub enum CacheCommand {
 
 /// Run a `kustom cache` subcommand.
 pub fn run(cmd: &CacheCommand) -> Result<(), Error> {
-    let cache = super::cache::Cache::new(super::cache::default_dir());
+    let cache = crate::fetch::remote::cache::Cache::new(crate::fetch::remote::cache::default_dir());
     match cmd {
         CacheCommand::Dir => println!("{}", cache.root.display()),
         CacheCommand::Prune { older_than_days } => {

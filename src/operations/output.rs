@@ -1,8 +1,8 @@
 //! The last steps of a build: ordering, removing build annotations, and
 //! writing the YAML (to STDOUT, a file, or one file per resource).
 
-use crate::doc::Doc;
-use crate::kustomization::Kustomization;
+use crate::operations::kustomization::Kustomization;
+use kustom_api::doc::Doc;
 use kustom_api::protocol::{BUILD_ANNOTATIONS, ORIGIN, TRANSFORMATIONS};
 use kustom_api::{yaml, Error, ResId, Value};
 

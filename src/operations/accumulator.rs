@@ -2,7 +2,7 @@
 //! index by current id for conflict checks, the merged field-spec
 //! configuration and the vars collected on the way.
 
-use crate::doc::Doc;
+use kustom_api::doc::Doc;
 use kustom_api::fieldspec::TransformerConfig;
 use kustom_api::protocol::{GENERATOR_BEHAVIOR, NEEDS_HASH_SUFFIX, ORIGIN};
 use kustom_api::{resource, Error, Value};

@@ -34,7 +34,7 @@ pub struct KustomizeBuildFlags {
 }
 
 impl KustomizeBuildFlags {
-    /// The helm overrides for plugin [`Settings`](crate::plugins::Settings).
+    /// The helm overrides for plugin [`Settings`](crate::plugin_host::Settings).
     pub fn helm_overrides(&self) -> HelmOverrides {
         HelmOverrides {
             kube_version: self.helm_kube_version.clone(),

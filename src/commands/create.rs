@@ -1,8 +1,8 @@
 //! `kustom create`: a new kustomization.yaml in the working directory, as
 //! `kustomize create` writes it.
 
-use crate::edit::kustfile::KustFile;
-use crate::edit::util;
+use crate::commands::edit::kustfile::KustFile;
+use crate::commands::edit::util;
 use clap::Args;
 use kustom_api::Error;
 use serde_json::Value;
@@ -124,7 +124,7 @@ fn walk(base: &Path, dir: &Path, recursive: bool, out: &mut Vec<String>) -> Resu
             if !recursive {
                 continue;
             }
-            if crate::edit::kustfile::FILE_NAMES
+            if crate::commands::edit::kustfile::FILE_NAMES
                 .iter()
                 .any(|n| path.join(n).exists())
             {

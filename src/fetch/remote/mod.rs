@@ -8,12 +8,11 @@
 //! several URLs is resolved once.
 
 pub mod cache;
-pub mod cmd;
 pub mod git;
 pub mod http;
 pub mod spec;
 
-use crate::lock::{LockMode, LockState, RemotePin};
+use crate::fetch::lock::{LockMode, LockState, RemotePin};
 use cache::{Cache, FileMeta};
 use spec::RepoSpec;
 use std::collections::{BTreeMap, HashMap};
@@ -97,7 +96,7 @@ impl Fetcher {
                     .path
                     .as_ref()
                     .map(|p| p.display().to_string())
-                    .unwrap_or_else(|| crate::lock::LOCK_FILE.into())
+                    .unwrap_or_else(|| crate::fetch::lock::LOCK_FILE.into())
             )
         })
     }
@@ -156,7 +155,8 @@ impl Fetcher {
             }
             (_, cached) => self.download(url, cached)?,
         };
-        let sha = crate::lock::file_sha256(&path).map_err(|e| FileError::Other(e.to_string()))?;
+        let sha =
+            crate::fetch::lock::file_sha256(&path).map_err(|e| FileError::Other(e.to_string()))?;
         if let Some(pin) = &pin {
             if pin.sha256 != sha {
                 return Err(FileError::Other(format!(
@@ -204,7 +204,7 @@ impl Fetcher {
             } => {
                 let meta = FileMeta {
                     url: url.to_string(),
-                    sha256: crate::lock::sha256_hex(&body),
+                    sha256: crate::fetch::lock::sha256_hex(&body),
                     etag,
                     last_modified,
                 };
@@ -362,5 +362,5 @@ impl Fetcher {
 }
 
 fn tree_digest(root: &std::path::Path) -> Result<String, String> {
-    crate::lock::tree_sha256(root).map_err(|e| e.to_string())
+    crate::fetch::lock::tree_sha256(root).map_err(|e| e.to_string())
 }

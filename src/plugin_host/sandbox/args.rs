@@ -2,7 +2,7 @@
 
 use super::policy::{Grants, PolicyFile};
 use super::{EnvMode, Sandbox, DEFAULT_MEMORY_LIMIT};
-use crate::audit::AuditLog;
+use crate::plugin_host::audit::AuditLog;
 use clap::{Args, ValueEnum};
 use kustom_api::Error;
 use std::path::{Path, PathBuf};

@@ -7,11 +7,11 @@
 //! the text keeps the core small and saves a parse and a serialisation per
 //! resource per call (README, "Benchmarks").
 
-use kustom_api::protocol::{
+use crate::protocol::{
     self, GENERATOR_BEHAVIOR, LOCAL_CONFIG, NEEDS_HASH_SUFFIX, PREVIOUS_KINDS, PREVIOUS_NAMES,
     PREVIOUS_NAMESPACES,
 };
-use kustom_api::{resid, resource, yaml, Error, ResId, Value};
+use crate::{resid, resource, yaml, Error, ResId, Value};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use std::fmt;
 
@@ -33,7 +33,7 @@ pub struct Doc {
 }
 
 /// The fields read out of a resource: string values only, as
-/// `kustom_api::resource`'s accessors see them ("" when absent or not a string).
+/// `crate::resource`'s accessors see them ("" when absent or not a string).
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Head {
     api_version: String,
@@ -67,7 +67,7 @@ impl Doc {
 
     /// Take one JSON object's text as it is, reading only its identity.
     pub fn from_json(text: &str) -> Result<Doc, serde_json::Error> {
-        let head = kustom_api::json::from_str::<HeadOf>(text)?.0;
+        let head = crate::json::from_str::<HeadOf>(text)?.0;
         Ok(Doc {
             json: text.into(),
             head,
@@ -76,7 +76,7 @@ impl Doc {
 
     /// The resource, parsed.
     pub fn value(&self) -> Value {
-        kustom_api::json::from_str(&self.json).expect("a Doc holds valid JSON")
+        crate::json::from_str(&self.json).expect("a Doc holds valid JSON")
     }
 
     /// Change the resource: parse, edit, encode again.
@@ -109,7 +109,7 @@ impl Doc {
     /// The current id.
     pub fn id(&self) -> ResId {
         ResId {
-            gvk: kustom_api::Gvk::from_api_version(&self.head.api_version, &self.head.kind),
+            gvk: crate::Gvk::from_api_version(&self.head.api_version, &self.head.kind),
             name: self.head.name.clone(),
             namespace: self.head.namespace.clone(),
         }
@@ -196,7 +196,7 @@ pub fn read_stream(bytes: &[u8]) -> Result<Vec<Doc>, Error> {
 
 // ---- Reading the head of a JSON object without building values ----
 //
-// Lenient as `kustom_api::resource`'s accessors: a field of the wrong type
+// Lenient as `crate::resource`'s accessors: a field of the wrong type
 // reads as absent, and a repeated key replaces the earlier one, as in a
 // parsed value.
 

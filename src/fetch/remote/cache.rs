@@ -15,7 +15,7 @@
 //! body matches the digest in its `.json`, so anything half-written or
 //! edited is fetched again.
 
-use crate::lock::{file_sha256, sha256_hex};
+use crate::fetch::lock::{file_sha256, sha256_hex};
 use kustom_api::Error;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -133,7 +133,7 @@ impl Cache {
         }
         std::fs::rename(from, to).map_err(io(to))?;
         let text = serde_json::to_string(&sums).expect("plain map");
-        crate::lock::write_atomically(&sums_path(to), text.as_bytes())?;
+        crate::fetch::lock::write_atomically(&sums_path(to), text.as_bytes())?;
         touch(to);
         Ok(())
     }
@@ -201,7 +201,7 @@ impl Cache {
         let dir = self.repo_dir(clone_url);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         let text = serde_json::to_string_pretty(&refs).expect("plain map");
-        crate::lock::write_atomically(&dir.join("refs.json"), text.as_bytes())
+        crate::fetch::lock::write_atomically(&dir.join("refs.json"), text.as_bytes())
     }
 
     fn file_paths(&self, url: &str) -> (PathBuf, PathBuf) {
@@ -235,9 +235,9 @@ impl Cache {
         let (body_path, meta_path) = self.file_paths(&meta.url);
         let dir = body_path.parent().expect("inside http/");
         std::fs::create_dir_all(dir).map_err(io(dir))?;
-        crate::lock::write_atomically(&body_path, body)?;
+        crate::fetch::lock::write_atomically(&body_path, body)?;
         let text = serde_json::to_string_pretty(meta).expect("plain struct");
-        crate::lock::write_atomically(&meta_path, text.as_bytes())?;
+        crate::fetch::lock::write_atomically(&meta_path, text.as_bytes())?;
         Ok(body_path)
     }
 
@@ -251,7 +251,7 @@ impl Cache {
         let marker = self.file_paths(url).0.with_extension("repo");
         let dir = marker.parent().expect("inside http/");
         std::fs::create_dir_all(dir).map_err(io(dir))?;
-        crate::lock::write_atomically(&marker, url.as_bytes())
+        crate::fetch::lock::write_atomically(&marker, url.as_bytes())
     }
 
     /// Remove entries not used for `max_age` (all of them with `None`);

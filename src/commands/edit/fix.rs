@@ -96,14 +96,17 @@ pub fn fix_pre_marshalling(k: &mut Map<String, Value>) -> Result<(), Error> {
 
 /// The build output of a directory, as `kustom build` prints it.
 fn render(dir: &Path) -> Result<String, Error> {
-    let settings = crate::cli::plugin_settings()?;
-    let builder = crate::build::Builder::new(settings, crate::build::LoadRestrictor::RootOnly);
+    let settings = crate::commands::plugin_settings()?;
+    let builder = crate::operations::build::Builder::new(
+        settings,
+        crate::operations::build::LoadRestrictor::RootOnly,
+    );
     let built = builder.build(dir)?;
     let mut resources = built.resources;
-    crate::output::sort(
+    crate::operations::output::sort(
         &mut resources,
         &built.top,
-        crate::output::Reorder::Unspecified,
+        crate::operations::output::Reorder::Unspecified,
     )?;
-    Ok(crate::output::render(&resources, &built.top))
+    Ok(crate::operations::output::render(&resources, &built.top))
 }

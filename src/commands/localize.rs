@@ -6,9 +6,9 @@
 //! `localized-files/<host>/<repo path>/<ref>/<dir in repo>` (kustomize's
 //! layout). The copy is verified by building both unless `--no-verify`.
 
-use crate::remote::http::url_host;
-use crate::remote::spec::{self, RepoSpec};
-use crate::remote::Fetcher;
+use crate::fetch::remote::http::url_host;
+use crate::fetch::remote::spec::{self, RepoSpec};
+use crate::fetch::remote::Fetcher;
 use clap::Parser;
 use kustom_api::{paths, yaml, Error, Value};
 use std::path::{Path, PathBuf};
@@ -50,7 +50,7 @@ struct Root {
 /// `kustom localize` with the user's cache.
 pub fn run_cli(args: &LocalizeArgs) -> Result<(), Error> {
     let fetcher = Fetcher::new(
-        crate::remote::cache::default_dir(),
+        crate::fetch::remote::cache::default_dir(),
         false,
         Default::default(),
     );
@@ -208,7 +208,7 @@ fn io_err(p: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 
 impl Localizer<'_> {
     fn localize(&self, root: &Root) -> Result<(), Error> {
-        let file = crate::kustomization::find_file(&root.src)?;
+        let file = crate::operations::kustomization::find_file(&root.src)?;
         let text = std::fs::read_to_string(&file).map_err(io_err(&file))?;
         let mut docs = yaml::parse_stream(&text).map_err(|e| e.context(file.display()))?;
         let mut k = match docs.pop() {
@@ -290,7 +290,7 @@ impl Localizer<'_> {
         .map_err(|e| e.context(ctx("patchesStrategicMerge")))?;
         let name = file.file_name().expect("a kustomization file");
         let out = root.dst.join(name);
-        crate::lock::write_atomically(&out, yaml::to_yaml(&Value::Object(k)).as_bytes())
+        crate::fetch::lock::write_atomically(&out, yaml::to_yaml(&Value::Object(k)).as_bytes())
     }
 
     fn each_string(
@@ -459,7 +459,7 @@ impl Localizer<'_> {
 
 /// Whether a file reads as Kubernetes objects.
 fn parses(path: &Path) -> bool {
-    crate::build::read_resource_file(path, "", path).is_ok()
+    crate::operations::build::read_resource_file(path, "", path).is_ok()
 }
 
 /// `localized-files/<host>/<path>` for a remote file URL.

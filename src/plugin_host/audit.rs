@@ -18,8 +18,8 @@
 //! recorded; fields as JSON pointers (RFC 6901) of every value added,
 //! removed or changed. kustom's internal bookkeeping annotations are left out.
 
-use crate::doc::Doc;
-use crate::plugins::sandbox::Policy;
+use crate::plugin_host::sandbox::Policy;
+use kustom_api::doc::Doc;
 use kustom_api::protocol::BUILD_ANNOTATIONS;
 use kustom_api::{Error, ResId, Value};
 use serde_json::json;

@@ -2,7 +2,7 @@
 //! environment, say which executable would run a given kind, and install a
 //! KEP plugin.
 
-use crate::plugins::{self, legacy, Location, Settings, BUILTIN_GROUP};
+use crate::plugin_host::{self, legacy, Location, Settings, BUILTIN_GROUP};
 use clap::Subcommand;
 use kustom_api::{Error, Gvk, Value};
 use std::io::Write;
@@ -134,7 +134,7 @@ pub fn run(cmd: &PluginCommand, settings: &Settings, out: &mut dyn Write) -> Res
 pub fn list(settings: &Settings) -> Vec<Entry> {
     let mut out = Vec::new();
     let kep_builtin = settings.kep_path(BUILTIN_GROUP);
-    let replaced = plugins::is_executable(&kep_builtin);
+    let replaced = plugin_host::is_executable(&kep_builtin);
     out.push(Entry {
         protocol: "builtin",
         serves: BUILTIN_GROUP.into(),
@@ -179,7 +179,7 @@ pub fn list(settings: &Settings) -> Vec<Entry> {
 
 fn note_for(path: &Path, replaces_builtin: bool) -> String {
     let mut notes = Vec::new();
-    if !plugins::is_executable(path) {
+    if !plugin_host::is_executable(path) {
         notes.push("not executable: chmod +x it");
     }
     if replaces_builtin {
@@ -265,7 +265,7 @@ pub fn which(settings: &Settings, api_version: &str, kind: &str) -> Result<Strin
         "kind": kind,
         "metadata": {"name": "which"},
     });
-    let group = plugins::group_of(&config);
+    let group = plugin_host::group_of(&config);
     let mut s = settings.clone();
     s.enable_alpha_plugins = true;
     s.enable_exec = true;
@@ -322,7 +322,7 @@ pub fn which(settings: &Settings, api_version: &str, kind: &str) -> Result<Strin
             Ok(text)
         }
         Err(e) => {
-            let kep_present = kep.is_file() && !plugins::is_executable(&kep);
+            let kep_present = kep.is_file() && !plugin_host::is_executable(&kep);
             let why = if kep_present {
                 format!(
                     "the KEP plugin {} is there but not executable; run `chmod +x {}`",
@@ -365,7 +365,7 @@ fn confirm_replace(dest: &Path) -> bool {
 
 fn presence(p: &Path) -> &'static str {
     match std::fs::metadata(p) {
-        Ok(m) if m.is_file() && plugins::is_executable(p) => "found",
+        Ok(m) if m.is_file() && plugin_host::is_executable(p) => "found",
         Ok(m) if m.is_file() => "present but not executable",
         Ok(_) => "not a file",
         Err(_) => "absent",

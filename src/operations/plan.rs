@@ -3,7 +3,7 @@
 //! kustomize's builtin config schema, in kustomize's order. The same objects
 //! work when a user lists them under `generators:` / `transformers:`.
 
-use crate::kustomization::{GeneratorOptions, Kustomization};
+use crate::operations::kustomization::{GeneratorOptions, Kustomization};
 use kustom_api::fieldspec::{label_field_specs_with, FieldSpec, TransformerConfig};
 use kustom_api::{Error, Value};
 use serde::Serialize;

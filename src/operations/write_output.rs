@@ -9,9 +9,9 @@
 //! name first being moved aside into the staging directory; if any rename
 //! fails, the placed files are removed and the moved-aside ones put back.
 
-use crate::doc::Doc;
-use crate::kustomization::Kustomization;
-use crate::output;
+use crate::operations::kustomization::Kustomization;
+use crate::operations::output;
+use kustom_api::doc::Doc;
 use kustom_api::{Error, ResId};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ pub fn write(resources: &[Doc], top: &Kustomization, path: &Path) -> Result<(), 
     if path.is_dir() {
         write_dir(resources, top, path)
     } else {
-        crate::lock::write_atomically(path, output::render(resources, top).as_bytes())
+        crate::fetch::lock::write_atomically(path, output::render(resources, top).as_bytes())
             .map_err(|e| e.context("nothing was written"))
     }
 }

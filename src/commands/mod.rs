@@ -3,9 +3,18 @@
 //! which the shipped builtin plugin runs. Invoked as `kustomize` (a symlink
 //! or copy), it answers to kustomize's name.
 
-use crate::build::{Builder, LoadRestrictor};
-use crate::output::{self, Reorder};
-use crate::plugins::{exec::Limits, Settings};
+pub mod build_settings;
+pub mod cache;
+pub mod create;
+pub mod edit;
+pub mod localize;
+pub mod lock;
+pub mod plugin;
+pub mod version;
+
+use crate::operations::build::{Builder, LoadRestrictor};
+use crate::operations::output::{self, Reorder};
+use crate::plugin_host::{exec::Limits, Settings};
 use clap::{CommandFactory, Parser, Subcommand};
 use kustom_api::Error;
 use std::path::PathBuf;
@@ -21,7 +30,7 @@ pub const MANAGED_BY_VERSION: &str = "(devel)";
 #[derive(Parser, Debug)]
 #[command(
     name = "kustom",
-    version = crate::version::SEMVER_STATIC,
+    version = crate::commands::version::SEMVER_STATIC,
     about,
     after_help = "Examples:\n  kustom build overlays/prod\n  kustom edit set image nginx=nginx:1.27\n  kustom create --autodetect\n  kustom version --short"
 )]
@@ -47,12 +56,12 @@ pub enum Command {
         subcommand,
         after_help = "Examples:\n  kustom edit add configmap NAME --from-literal=k=v\n  kustom edit set nameprefix <prefix-value>\n  kustom edit set namesuffix <suffix-value>"
     )]
-    Edit(crate::edit::EditCommand),
+    Edit(crate::commands::edit::EditCommand),
     /// Create a new kustomization in the current directory.
     #[command(alias = "init")]
-    Create(crate::create::CreateArgs),
+    Create(crate::commands::create::CreateArgs),
     /// Prints the kustomize version kustom is compatible with, and kustom's.
-    Version(crate::version::VersionArgs),
+    Version(crate::commands::version::VersionArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(
         after_help = "Examples:\n  source <(kustom completion bash)\n  kustom completion zsh > \"${fpath[1]}/_kustom\"\n  kustom completion fish > ~/.config/fish/completions/kustom.fish"
@@ -66,23 +75,23 @@ pub enum Command {
         subcommand,
         after_help = "Examples:\n  kustom plugin list\n  kustom plugin which team.example.com/v1 CommonApp\n  kustom plugin install ./team.example.com"
     )]
-    Plugin(crate::plugin_cmd::PluginCommand),
+    Plugin(crate::commands::plugin::PluginCommand),
     /// Pin the sha256 of every plugin a build runs (and its remotes) in DIR/kustom.lock.
     #[command(
         after_help = "Examples:\n  kustom lock overlays/prod\n  kustom lock --enable-alpha-plugins --enable-exec .\n  kustom build --locked overlays/prod"
     )]
-    Lock(crate::lock_cmd::LockArgs),
+    Lock(crate::commands::lock::LockArgs),
     /// Copy a kustomization and everything it references (remote included) into a new directory.
     #[command(
         after_help = "Examples:\n  kustom localize overlays/prod vendored/\n  kustom localize https://github.com/org/repo//deploy?ref=v1.2.0 deploy-v1.2.0"
     )]
-    Localize(crate::localize::LocalizeArgs),
+    Localize(crate::commands::localize::LocalizeArgs),
     /// The remote cache: `dir` prints where it is, `prune` empties it.
     #[command(
         subcommand,
         after_help = "Examples:\n  kustom cache dir\n  kustom cache prune --older-than-days 30"
     )]
-    Cache(crate::remote::cmd::CacheCommand),
+    Cache(crate::commands::cache::CacheCommand),
     /// Run the shipped builtin plugin (`generate` or `transform`), as the core does.
     #[command(name = "builtin-plugin", hide = true)]
     BuiltinPlugin {
@@ -136,13 +145,13 @@ pub struct BuildArgs {
     pub locked: bool,
     /// Plugin confinement, grants and audit.
     #[command(flatten)]
-    pub sandbox: crate::plugins::sandbox::args::SandboxArgs,
+    pub sandbox: crate::plugin_host::sandbox::args::SandboxArgs,
     /// Remote bases and files from the cache only; no network.
     #[arg(long)]
     pub offline: bool,
     /// kustomize's helm and container-function flags.
     #[command(flatten)]
-    pub kustomize: crate::build_flags::KustomizeBuildFlags,
+    pub kustomize: crate::commands::build_settings::KustomizeBuildFlags,
     /// Largest expansion of YAML aliases in one document, in bytes.
     #[arg(long)]
     pub max_alias_expansion: Option<usize>,
@@ -163,9 +172,9 @@ pub fn main() -> i32 {
     let cli = parse_args();
     init_logging(cli.verbose);
     match cli.command {
-        Command::Version(args) => report(crate::version::run(&args)),
-        Command::Edit(cmd) => report(crate::edit::run(&cmd)),
-        Command::Create(args) => report(crate::create::run(&args)),
+        Command::Version(args) => report(crate::commands::version::run(&args)),
+        Command::Edit(cmd) => report(crate::commands::edit::run(&cmd)),
+        Command::Create(args) => report(crate::commands::create::run(&args)),
         Command::Completion { shell } => {
             let mut cmd = Cli::command();
             let name = invoked_name();
@@ -175,7 +184,7 @@ pub fn main() -> i32 {
         Command::BuiltinPlugin { subcommand } => kustom_builtin::run(vec![subcommand]),
         Command::Plugin(cmd) => {
             let result = plugin_settings().and_then(|settings| {
-                crate::plugin_cmd::run(&cmd, &settings, &mut std::io::stdout().lock())
+                crate::commands::plugin::run(&cmd, &settings, &mut std::io::stdout().lock())
             });
             match result {
                 Ok(()) => 0,
@@ -185,21 +194,21 @@ pub fn main() -> i32 {
                 }
             }
         }
-        Command::Cache(cmd) => match crate::remote::cmd::run(&cmd) {
+        Command::Cache(cmd) => match crate::commands::cache::run(&cmd) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("Error: {e}");
                 1
             }
         },
-        Command::Localize(args) => match crate::localize::run_cli(&args) {
+        Command::Localize(args) => match crate::commands::localize::run_cli(&args) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("Error: {e}");
                 1
             }
         },
-        Command::Lock(args) => match crate::lock_cmd::run(&args) {
+        Command::Lock(args) => match crate::commands::lock::run(&args) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("Error: {e}");
@@ -288,7 +297,7 @@ fn init_logging(verbose: u8) {
 pub fn build(args: &BuildArgs) -> Result<(), Error> {
     build_with(
         args,
-        crate::lock_cmd::lock_state(&args.dir, args.locked)?,
+        crate::commands::lock::lock_state(&args.dir, args.locked)?,
         true,
     )
 }
@@ -296,7 +305,7 @@ pub fn build(args: &BuildArgs) -> Result<(), Error> {
 /// Build with the lock state `lock`; write the output when `write`.
 pub fn build_with(
     args: &BuildArgs,
-    lock: std::sync::Arc<crate::lock::LockState>,
+    lock: std::sync::Arc<crate::fetch::lock::LockState>,
     write: bool,
 ) -> Result<(), Error> {
     if let Some(n) = args.max_alias_expansion {
@@ -337,15 +346,15 @@ pub fn build_with(
             LoadRestrictor::None => "LoadRestrictionsNone",
         }
         .to_string(),
-        legacy_home: crate::plugins::legacy::plugin_home(),
+        legacy_home: crate::plugin_host::legacy::plugin_home(),
         exec_env: args.env.clone(),
         enable_helm: args.enable_helm,
         helm_command: args.helm_command.clone(),
         sandbox: std::sync::Arc::new(args.sandbox.sandbox(&config_home())?),
         audit: args.sandbox.audit()?,
         digests: Default::default(),
-        remote: std::sync::Arc::new(crate::remote::Fetcher::new(
-            crate::remote::cache::default_dir(),
+        remote: std::sync::Arc::new(crate::fetch::remote::Fetcher::new(
+            crate::fetch::remote::cache::default_dir(),
             args.offline,
             lock.clone(),
         )),
@@ -384,12 +393,12 @@ pub fn build_with(
     }
     tracing::debug!(ms = started.elapsed().as_millis() as u64, "sorted");
     // The lock learns new remotes only after a successful build.
-    crate::lock_cmd::after_build(&builder.settings.lock)?;
+    crate::commands::lock::after_build(&builder.settings.lock)?;
     if !write {
         return Ok(());
     }
     match &args.output {
-        Some(path) => crate::write_output::write(&resources, &built.top, path),
+        Some(path) => crate::operations::write_output::write(&resources, &built.top, path),
         None => {
             let started = std::time::Instant::now();
             let written = output::render_to(&resources, &built.top, &mut std::io::stdout().lock())
@@ -415,7 +424,7 @@ pub fn plugin_settings() -> Result<Settings, Error> {
         self_exe: std::env::current_exe()
             .map_err(|e| Error::new(format!("cannot locate the kustom executable: {e}")))?,
         load_restrictor: "LoadRestrictionsRootOnly".into(),
-        legacy_home: crate::plugins::legacy::plugin_home(),
+        legacy_home: crate::plugin_host::legacy::plugin_home(),
         exec_env: Vec::new(),
         enable_helm: false,
         helm_command: "helm".into(),
@@ -423,8 +432,8 @@ pub fn plugin_settings() -> Result<Settings, Error> {
         lock: Default::default(),
         audit: None,
         digests: Default::default(),
-        remote: std::sync::Arc::new(crate::remote::Fetcher::new(
-            crate::remote::cache::default_dir(),
+        remote: std::sync::Arc::new(crate::fetch::remote::Fetcher::new(
+            crate::fetch::remote::cache::default_dir(),
             false,
             Default::default(),
         )),

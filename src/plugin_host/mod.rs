@@ -8,6 +8,7 @@
 //! kept with the `config.k8s.io/id` annotation); the other two protocols
 //! live in [`legacy`] and [`krm`] and behave as kustomize runs them.
 
+pub mod audit;
 pub mod exec;
 pub mod krm;
 pub mod legacy;
@@ -19,9 +20,9 @@ use kustom_api::protocol::{
     ENV_LOAD_RESTRICTOR, ID_ANNOTATION, PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES,
 };
 
-use crate::audit::{AuditLog, CallRecord};
-use crate::doc::{self, Doc};
-use crate::lock::{LockMode, LockState, PluginPin};
+use crate::fetch::lock::{LockMode, LockState, PluginPin};
+use crate::plugin_host::audit::{AuditLog, CallRecord};
+use kustom_api::doc::{self, Doc};
 use kustom_api::{resource, yaml, Error, Gvk, ResId, Value};
 use sandbox::{CallSandbox, Sandbox, Subject};
 use std::collections::HashMap;
@@ -68,9 +69,9 @@ pub struct Settings {
     /// sha256 of each executable run, computed once per build.
     pub digests: Arc<Mutex<HashMap<PathBuf, String>>>,
     /// Remote bases and files (cache, `--offline`).
-    pub remote: std::sync::Arc<crate::remote::Fetcher>,
+    pub remote: std::sync::Arc<crate::fetch::remote::Fetcher>,
     /// `--helm-kube-version`, `--helm-api-versions`, `--helm-debug`: chart overrides.
-    pub helm_overrides: crate::build_flags::HelmOverrides,
+    pub helm_overrides: crate::commands::build_settings::HelmOverrides,
 }
 
 /// One plugin call about to run: its name, digest and sandbox.
@@ -397,7 +398,7 @@ impl Settings {
         if let Some(d) = cache.get(path) {
             return Ok(d.clone());
         }
-        let d = crate::lock::file_sha256(path)?;
+        let d = crate::fetch::lock::file_sha256(path)?;
         cache.insert(path.to_path_buf(), d.clone());
         Ok(d)
     }
@@ -412,7 +413,7 @@ impl Settings {
             .path
             .as_ref()
             .map(|p| p.display().to_string())
-            .unwrap_or_else(|| crate::lock::LOCK_FILE.to_string());
+            .unwrap_or_else(|| crate::fetch::lock::LOCK_FILE.to_string());
         let root = self
             .lock
             .path
@@ -530,7 +531,7 @@ impl Settings {
         if matches!(loc, Location::ShippedBuiltin(_)) {
             env.push((ENV_GENERATE_FIRST, generate_first.to_string()));
             if let Some(files) = self.remote.files_json() {
-                env.push((crate::remote::ENV_REMOTE_FILES, files));
+                env.push((crate::fetch::remote::ENV_REMOTE_FILES, files));
             }
         }
         let started = std::time::Instant::now();
@@ -968,7 +969,7 @@ fn record_previous_id(r: &mut Value, old: &ResId) {
 }
 
 /// A plugin's name as `kustom.lock` and the policy file write it (see
-/// [`crate::lock`]).
+/// [`crate::fetch::lock`]).
 pub fn plugin_name(loc: &Location, config: &Value) -> String {
     match loc {
         Location::Kep(_) if group_of(config) == BUILTIN_GROUP => "builtin override".into(),

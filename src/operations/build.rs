@@ -2,13 +2,13 @@
 //! kustomization (resources, configurations/crds, generators, components,
 //! transformers, validators, vars), then the top-level finishing steps.
 
-use crate::accumulator::{merge_vars, Accumulator};
-use crate::doc::{self, Doc};
-use crate::kustomization::{self, Kustomization};
-use crate::origin::{Origin, Trail};
-use crate::plan;
-use crate::plugins::{self, Settings};
-use crate::remote::spec::{self, RepoSpec};
+use crate::fetch::remote::spec::{self, RepoSpec};
+use crate::operations::accumulator::{merge_vars, Accumulator};
+use crate::operations::kustomization::{self, Kustomization};
+use crate::operations::origin::{Origin, Trail};
+use crate::operations::plan;
+use crate::plugin_host::{self, Settings};
+use kustom_api::doc::{self, Doc};
 use kustom_api::fieldspec::TransformerConfig;
 use kustom_api::{empty_nulls, resource, yaml, Error, Value};
 use std::borrow::Cow;
@@ -221,7 +221,7 @@ impl Builder {
         acc.config.merge(&tc)?;
         for c in &k.crds {
             let text = self.read_file(t, c)?;
-            let tc = crate::crds::config_from_crd_file(&text, c)
+            let tc = crate::operations::crds::config_from_crd_file(&text, c)
                 .map_err(|e| e.context(format!("loading CRDs of {}", t.file.display())))?;
             acc.config.merge(&tc)?;
         }
@@ -383,7 +383,7 @@ impl Builder {
         // KEP: generators may also transform; 127 means they don't.
         let external: Vec<Value> = gens
             .iter()
-            .filter(|g| plugins::group_of(g) != plugins::BUILTIN_GROUP)
+            .filter(|g| plugin_host::group_of(g) != plugin_host::BUILTIN_GROUP)
             .cloned()
             .collect();
         if !external.is_empty() {
@@ -714,10 +714,10 @@ impl Builder {
                         None => Err(file_err),
                     },
                 },
-                Err(crate::remote::FileError::Other(e)) => {
+                Err(crate::fetch::remote::FileError::Other(e)) => {
                     Err(Error::new(format!("fetching {}: {e}", listed())))
                 }
-                Err(e @ crate::remote::FileError::Status(..)) if repo.is_none() => {
+                Err(e @ crate::fetch::remote::FileError::Status(..)) if repo.is_none() => {
                     Err(Error::new(format!("fetching {}: {e}", listed())))
                 }
                 Err(e) => as_base(Error::new(format!("fetching {}: {e}", listed()))),
@@ -963,7 +963,7 @@ fn load_target(
 /// builtin kinds are attributed to the kustomization file, other plugins to
 /// where their config came from (kustomize's OriginFromCustomPlugin).
 fn config_origin(config: &Value, file_origin: &Trail) -> Option<Origin> {
-    if plugins::group_of(config) == plugins::BUILTIN_GROUP
+    if plugin_host::group_of(config) == plugin_host::BUILTIN_GROUP
         && resource::annotation(config, kustom_api::protocol::ORIGIN).is_none()
     {
         return Some(Origin::builtin(file_origin, resource::kind(config)));

@@ -2,8 +2,8 @@
 //! sha256 of every plugin executable it runs (and the remote resources it
 //! fetches), and write `DIR/kustom.lock`. Also how a build finds its lock.
 
-use crate::cli::BuildArgs;
-use crate::lock::{Lock, LockMode, LockState};
+use crate::commands::BuildArgs;
+use crate::fetch::lock::{Lock, LockMode, LockState};
 use clap::Args;
 use kustom_api::Error;
 use std::path::Path;
@@ -39,7 +39,7 @@ pub fn lock_state(dir: &Path, locked: bool) -> Result<Arc<LockState>, Error> {
             return Err(Error::new(format!(
                 "--locked: there is no {}; run `kustom lock {}` (with the same flags) after reviewing the plugins, and commit the file",
                 path.as_deref()
-                    .unwrap_or_else(|| Path::new(crate::lock::LOCK_FILE))
+                    .unwrap_or_else(|| Path::new(crate::fetch::lock::LOCK_FILE))
                     .display(),
                 dir.display()
             )))
@@ -69,7 +69,7 @@ pub fn run(args: &LockArgs) -> Result<(), Error> {
     // plugins are re-hashed whatever the old file said.
     let pinned = Lock::read(&path)?.unwrap_or_default();
     let state = Arc::new(LockState::new(LockMode::Record, pinned, Some(path.clone())));
-    crate::cli::build_with(&args.build, state.clone(), false)?;
+    crate::commands::build_with(&args.build, state.clone(), false)?;
     let lock = state.recorded();
     lock.write(&path)?;
     eprintln!(

@@ -22,7 +22,7 @@ impl Trail {
     /// the repository (with its `notCloned` quirk), anything else joins.
     pub fn append(&self, entry: &str) -> Trail {
         let mut t = self.clone();
-        match crate::remote::spec::RepoSpec::parse(entry) {
+        match crate::fetch::remote::spec::RepoSpec::parse(entry) {
             Ok(spec) => {
                 t.repo = spec.clone_url();
                 t.git_ref = spec.git_ref.clone();

@@ -22,9 +22,9 @@ pub struct VersionArgs {
 /// The version string: kustomize's, then kustom's as build metadata.
 pub const SEMVER_STATIC: &str = concat!("v5.5.0+kustom.", env!("CARGO_PKG_VERSION"));
 
-/// [`SEMVER_STATIC`] as a String; its kustomize part is [`crate::cli::KUSTOMIZE_VERSION`].
+/// [`SEMVER_STATIC`] as a String; its kustomize part is [`crate::commands::KUSTOMIZE_VERSION`].
 pub fn semver() -> String {
-    debug_assert!(SEMVER_STATIC.starts_with(crate::cli::KUSTOMIZE_VERSION));
+    debug_assert!(SEMVER_STATIC.starts_with(crate::commands::KUSTOMIZE_VERSION));
     SEMVER_STATIC.to_string()
 }
 

@@ -1,0 +1,5 @@
+//! What a build fetches and pins: remote bases and files (URL parsing, git,
+//! http, the cache) and `kustom.lock`.
+
+pub mod lock;
+pub mod remote;
