@@ -1,11 +1,22 @@
-//! `kustom build` flags that kustomize has for helm and container
+//! What several commands share: the flags of `kustom build` (also taken by
+//! `kustom lock`) and the plugin settings made from them.
+//!
+//! kustomize's build flags for helm and container
 //! functions: the helm ones reach `helm template` through the builtin
 //! HelmChartInflationGenerator; the container ones are accepted so that
 //! command lines written for kustomize run, and a tree that needs a
 //! container function fails with a message saying kustom has none.
 
+use crate::fetch::lock::LockState;
+use crate::operations::build::LoadRestrictor;
+use crate::operations::output::Reorder;
+use crate::plugin_host::helm_overrides::HelmOverrides;
+use crate::plugin_host::{exec::Limits, Settings};
 use clap::Args;
-use kustom_api::protocol::{ENV_HELM_API_VERSIONS, ENV_HELM_DEBUG, ENV_HELM_KUBE_VERSION};
+use kustom_api::Error;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// kustomize's build flags for helm and container functions.
 #[derive(Args, Debug, Default, Clone)]
@@ -44,26 +55,160 @@ impl KustomizeBuildFlags {
     }
 }
 
-/// `--helm-kube-version`, `--helm-api-versions`, `--helm-debug`: they win
-/// over every chart's own `kubeVersion`, `apiVersions`, `debug`, as in
-/// kustomize's HelmChartInflationGenerator.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct HelmOverrides {
-    /// Empty when unset.
-    pub kube_version: String,
-    /// Empty when unset.
-    pub api_versions: Vec<String>,
-    /// `--helm-debug`.
-    pub debug: bool,
+/// Flags of `kustom build`, as kustomize's.
+#[derive(clap::Parser, Debug)]
+pub struct BuildArgs {
+    /// Directory with a kustomization file.
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// Write the output to this file, or one file per resource into this directory.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// LoadRestrictionsRootOnly (default) or LoadRestrictionsNone.
+    #[arg(long, default_value = "LoadRestrictionsRootOnly")]
+    pub load_restrictor: String,
+    /// legacy (kind order) or none (input order).
+    #[arg(long)]
+    pub reorder: Option<String>,
+    /// Allow plugins outside the builtin group.
+    #[arg(long)]
+    pub enable_alpha_plugins: bool,
+    /// Allow KRM exec functions (with --enable-alpha-plugins).
+    #[arg(long)]
+    pub enable_exec: bool,
+    /// Allow helmCharts.
+    #[arg(long)]
+    pub enable_helm: bool,
+    /// The helm executable.
+    #[arg(long, default_value = "helm")]
+    pub helm_command: String,
+    /// Environment variables for exec functions (KEY=VALUE or KEY).
+    #[arg(short, long)]
+    pub env: Vec<String>,
+    /// Add app.kubernetes.io/managed-by to every resource.
+    #[arg(long)]
+    pub enable_managedby_label: bool,
+    /// Seconds a plugin process may run.
+    #[arg(long, default_value_t = 60)]
+    pub plugin_timeout: u64,
+    /// Largest output a plugin may write, in bytes.
+    #[arg(long, default_value_t = 256 * 1024 * 1024)]
+    pub plugin_max_output: usize,
+    /// Fail unless DIR/kustom.lock exists and pins everything the build runs and fetches
+    /// (never add to or change it).
+    #[arg(long)]
+    pub locked: bool,
+    /// Plugin confinement, grants and audit.
+    #[command(flatten)]
+    pub sandbox: crate::plugin_host::sandbox::args::SandboxArgs,
+    /// Remote bases and files from the cache only; no network.
+    #[arg(long)]
+    pub offline: bool,
+    /// kustomize's helm and container-function flags.
+    #[command(flatten)]
+    pub kustomize: KustomizeBuildFlags,
+    /// Largest expansion of YAML aliases in one document, in bytes.
+    #[arg(long)]
+    pub max_alias_expansion: Option<usize>,
 }
 
-impl HelmOverrides {
-    /// The environment that carries them to helm plugins.
-    pub fn env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            (ENV_HELM_KUBE_VERSION, self.kube_version.clone()),
-            (ENV_HELM_API_VERSIONS, self.api_versions.join("\n")),
-            (ENV_HELM_DEBUG, self.debug.to_string()),
-        ]
+impl BuildArgs {
+    /// `--load-restrictor`, checked.
+    pub fn restrictor(&self) -> Result<LoadRestrictor, Error> {
+        match self.load_restrictor.as_str() {
+            "LoadRestrictionsRootOnly" | "rootOnly" => Ok(LoadRestrictor::RootOnly),
+            "LoadRestrictionsNone" | "none" => Ok(LoadRestrictor::None),
+            other => Err(Error::new(format!(
+                "--load-restrictor {other:?}: use LoadRestrictionsRootOnly or LoadRestrictionsNone"
+            ))),
+        }
+    }
+
+    /// `--reorder`, checked.
+    pub fn reorder(&self) -> Result<Reorder, Error> {
+        match self.reorder.as_deref() {
+            None => Ok(Reorder::Unspecified),
+            Some("legacy") => Ok(Reorder::Legacy),
+            Some("none") => Ok(Reorder::None),
+            Some(other) => Err(Error::new(format!(
+                "--reorder {other:?}: use legacy or none"
+            ))),
+        }
+    }
+
+    /// The plugin settings these flags ask for, under the lock state `lock`.
+    pub fn plugin_settings(&self, lock: Arc<LockState>) -> Result<Settings, Error> {
+        let restrictor = self.restrictor()?;
+        let config_home = config_home();
+        Ok(Settings {
+            enable_alpha_plugins: self.enable_alpha_plugins,
+            enable_exec: self.enable_exec,
+            limits: Limits {
+                timeout: Duration::from_secs(self.plugin_timeout),
+                max_output: self.plugin_max_output,
+            },
+            load_restrictor: match restrictor {
+                LoadRestrictor::RootOnly => "LoadRestrictionsRootOnly",
+                LoadRestrictor::None => "LoadRestrictionsNone",
+            }
+            .to_string(),
+            exec_env: self.env.clone(),
+            enable_helm: self.enable_helm,
+            helm_command: self.helm_command.clone(),
+            sandbox: Arc::new(self.sandbox.sandbox(&config_home)?),
+            audit: self.sandbox.audit()?,
+            helm_overrides: self.kustomize.helm_overrides(),
+            ..base_settings(config_home, self.offline, lock)?
+        })
+    }
+}
+
+/// Plugin settings of the current environment with `kustom build`'s defaults
+/// (for `kustom plugin` and `kustom edit fix`).
+pub fn plugin_settings() -> Result<Settings, Error> {
+    base_settings(config_home(), false, Default::default())
+}
+
+/// Settings with every flag at its default: no alpha plugins, no helm, the
+/// default sandbox and limits, no audit log.
+fn base_settings(
+    config_home: PathBuf,
+    offline: bool,
+    lock: Arc<LockState>,
+) -> Result<Settings, Error> {
+    Ok(Settings {
+        config_home,
+        enable_alpha_plugins: false,
+        enable_exec: false,
+        limits: Limits {
+            timeout: Duration::from_secs(60),
+            max_output: 256 * 1024 * 1024,
+        },
+        self_exe: std::env::current_exe()
+            .map_err(|e| Error::new(format!("cannot locate the kustom executable: {e}")))?,
+        load_restrictor: "LoadRestrictionsRootOnly".into(),
+        legacy_home: crate::plugin_host::legacy::plugin_home(),
+        exec_env: Vec::new(),
+        enable_helm: false,
+        helm_command: "helm".into(),
+        sandbox: Default::default(),
+        audit: None,
+        digests: Default::default(),
+        remote: Arc::new(crate::fetch::remote::Fetcher::new(
+            crate::fetch::remote::cache::default_dir(),
+            offline,
+            lock.clone(),
+        )),
+        lock,
+        helm_overrides: Default::default(),
+    })
+}
+/// `$XDG_CONFIG_HOME`, else `~/.config`.
+pub fn config_home() -> PathBuf {
+    match std::env::var_os("XDG_CONFIG_HOME") {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => directories::BaseDirs::new()
+            .map(|b| b.home_dir().join(".config"))
+            .unwrap_or_else(|| PathBuf::from(".config")),
     }
 }

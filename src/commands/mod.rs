@@ -3,6 +3,7 @@
 //! which the shipped builtin plugin runs. Invoked as `kustomize` (a symlink
 //! or copy), it answers to kustomize's name.
 
+pub mod build;
 pub mod build_settings;
 pub mod cache;
 pub mod create;
@@ -12,25 +13,14 @@ pub mod lock;
 pub mod plugin;
 pub mod version;
 
-use crate::operations::build::{Builder, LoadRestrictor};
-use crate::operations::output::{self, Reorder};
-use crate::plugin_host::{exec::Limits, Settings};
 use clap::{CommandFactory, Parser, Subcommand};
 use kustom_api::Error;
-use std::path::PathBuf;
-use std::time::Duration;
-
-/// kustomize's version that kustom reproduces.
-pub const KUSTOMIZE_VERSION: &str = "v5.5.0";
-/// The version `kubectl kustomize` v5.5.0 writes into the managed-by label:
-/// kubectl's embedded kustomize reports itself as `(devel)`.
-pub const MANAGED_BY_VERSION: &str = "(devel)";
 
 /// kustom: `kustomize build` as an exec-plugin host.
 #[derive(Parser, Debug)]
 #[command(
     name = "kustom",
-    version = crate::commands::version::SEMVER_STATIC,
+    version = version::SEMVER_STATIC,
     about,
     after_help = "Examples:\n  kustom build overlays/prod\n  kustom edit set image nginx=nginx:1.27\n  kustom create --autodetect\n  kustom version --short"
 )]
@@ -50,18 +40,18 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  kustom build overlays/prod\n  kustom build --enable-helm --helm-kube-version 1.30 .\n  kustom build -o out/ ."
     )]
-    Build(BuildArgs),
+    Build(build_settings::BuildArgs),
     /// Edits a kustomization file.
     #[command(
         subcommand,
         after_help = "Examples:\n  kustom edit add configmap NAME --from-literal=k=v\n  kustom edit set nameprefix <prefix-value>\n  kustom edit set namesuffix <suffix-value>"
     )]
-    Edit(crate::commands::edit::EditCommand),
+    Edit(edit::EditCommand),
     /// Create a new kustomization in the current directory.
     #[command(alias = "init")]
-    Create(crate::commands::create::CreateArgs),
+    Create(create::CreateArgs),
     /// Prints the kustomize version kustom is compatible with, and kustom's.
-    Version(crate::commands::version::VersionArgs),
+    Version(version::VersionArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(
         after_help = "Examples:\n  source <(kustom completion bash)\n  kustom completion zsh > \"${fpath[1]}/_kustom\"\n  kustom completion fish > ~/.config/fish/completions/kustom.fish"
@@ -75,86 +65,29 @@ pub enum Command {
         subcommand,
         after_help = "Examples:\n  kustom plugin list\n  kustom plugin which team.example.com/v1 CommonApp\n  kustom plugin install ./team.example.com"
     )]
-    Plugin(crate::commands::plugin::PluginCommand),
+    Plugin(plugin::PluginCommand),
     /// Pin the sha256 of every plugin a build runs (and its remotes) in DIR/kustom.lock.
     #[command(
         after_help = "Examples:\n  kustom lock overlays/prod\n  kustom lock --enable-alpha-plugins --enable-exec .\n  kustom build --locked overlays/prod"
     )]
-    Lock(crate::commands::lock::LockArgs),
+    Lock(lock::LockArgs),
     /// Copy a kustomization and everything it references (remote included) into a new directory.
     #[command(
         after_help = "Examples:\n  kustom localize overlays/prod vendored/\n  kustom localize https://github.com/org/repo//deploy?ref=v1.2.0 deploy-v1.2.0"
     )]
-    Localize(crate::commands::localize::LocalizeArgs),
+    Localize(localize::LocalizeArgs),
     /// The remote cache: `dir` prints where it is, `prune` empties it.
     #[command(
         subcommand,
         after_help = "Examples:\n  kustom cache dir\n  kustom cache prune --older-than-days 30"
     )]
-    Cache(crate::commands::cache::CacheCommand),
+    Cache(cache::CacheCommand),
     /// Run the shipped builtin plugin (`generate` or `transform`), as the core does.
     #[command(name = "builtin-plugin", hide = true)]
     BuiltinPlugin {
         /// generate | transform
         subcommand: String,
     },
-}
-
-/// Flags of `kustom build`, as kustomize's.
-#[derive(Parser, Debug)]
-pub struct BuildArgs {
-    /// Directory with a kustomization file.
-    #[arg(default_value = ".")]
-    pub dir: PathBuf,
-    /// Write the output to this file, or one file per resource into this directory.
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
-    /// LoadRestrictionsRootOnly (default) or LoadRestrictionsNone.
-    #[arg(long, default_value = "LoadRestrictionsRootOnly")]
-    pub load_restrictor: String,
-    /// legacy (kind order) or none (input order).
-    #[arg(long)]
-    pub reorder: Option<String>,
-    /// Allow plugins outside the builtin group.
-    #[arg(long)]
-    pub enable_alpha_plugins: bool,
-    /// Allow KRM exec functions (with --enable-alpha-plugins).
-    #[arg(long)]
-    pub enable_exec: bool,
-    /// Allow helmCharts.
-    #[arg(long)]
-    pub enable_helm: bool,
-    /// The helm executable.
-    #[arg(long, default_value = "helm")]
-    pub helm_command: String,
-    /// Environment variables for exec functions (KEY=VALUE or KEY).
-    #[arg(short, long)]
-    pub env: Vec<String>,
-    /// Add app.kubernetes.io/managed-by to every resource.
-    #[arg(long)]
-    pub enable_managedby_label: bool,
-    /// Seconds a plugin process may run.
-    #[arg(long, default_value_t = 60)]
-    pub plugin_timeout: u64,
-    /// Largest output a plugin may write, in bytes.
-    #[arg(long, default_value_t = 256 * 1024 * 1024)]
-    pub plugin_max_output: usize,
-    /// Fail unless DIR/kustom.lock exists and pins everything the build runs and fetches
-    /// (never add to or change it).
-    #[arg(long)]
-    pub locked: bool,
-    /// Plugin confinement, grants and audit.
-    #[command(flatten)]
-    pub sandbox: crate::plugin_host::sandbox::args::SandboxArgs,
-    /// Remote bases and files from the cache only; no network.
-    #[arg(long)]
-    pub offline: bool,
-    /// kustomize's helm and container-function flags.
-    #[command(flatten)]
-    pub kustomize: crate::commands::build_settings::KustomizeBuildFlags,
-    /// Largest expansion of YAML aliases in one document, in bytes.
-    #[arg(long)]
-    pub max_alias_expansion: Option<usize>,
 }
 
 /// Run the CLI; returns the process exit code.
@@ -172,9 +105,9 @@ pub fn main() -> i32 {
     let cli = parse_args();
     init_logging(cli.verbose);
     match cli.command {
-        Command::Version(args) => report(crate::commands::version::run(&args)),
-        Command::Edit(cmd) => report(crate::commands::edit::run(&cmd)),
-        Command::Create(args) => report(crate::commands::create::run(&args)),
+        Command::Version(args) => report(version::run(&args)),
+        Command::Edit(cmd) => report(edit::run(&cmd)),
+        Command::Create(args) => report(create::run(&args)),
         Command::Completion { shell } => {
             let mut cmd = Cli::command();
             let name = invoked_name();
@@ -183,45 +116,14 @@ pub fn main() -> i32 {
         }
         Command::BuiltinPlugin { subcommand } => kustom_builtin::run(vec![subcommand]),
         Command::Plugin(cmd) => {
-            let result = plugin_settings().and_then(|settings| {
-                crate::commands::plugin::run(&cmd, &settings, &mut std::io::stdout().lock())
-            });
-            match result {
-                Ok(()) => 0,
-                Err(e) => {
-                    eprintln!("Error: {e}");
-                    1
-                }
-            }
+            let result = build_settings::plugin_settings()
+                .and_then(|settings| plugin::run(&cmd, &settings, &mut std::io::stdout().lock()));
+            report_as_is(result)
         }
-        Command::Cache(cmd) => match crate::commands::cache::run(&cmd) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("Error: {e}");
-                1
-            }
-        },
-        Command::Localize(args) => match crate::commands::localize::run_cli(&args) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("Error: {e}");
-                1
-            }
-        },
-        Command::Lock(args) => match crate::commands::lock::run(&args) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("Error: {e}");
-                1
-            }
-        },
-        Command::Build(args) => match build(&args) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("Error: {e}");
-                1
-            }
-        },
+        Command::Cache(cmd) => report_as_is(cache::run(&cmd)),
+        Command::Localize(args) => report_as_is(localize::run_cli(&args)),
+        Command::Lock(args) => report_as_is(lock::run(&args)),
+        Command::Build(args) => report_as_is(build::run(&args)),
     }
 }
 
@@ -261,6 +163,17 @@ fn report(result: Result<(), Error>) -> i32 {
     }
 }
 
+/// Print an error with its message as it is (`Error: …`); the exit code.
+fn report_as_is(result: Result<(), Error>) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            1
+        }
+    }
+}
+
 /// The name kustom was invoked as (`kustomize` through a symlink), for
 /// completion scripts.
 fn invoked_name() -> String {
@@ -291,176 +204,4 @@ fn init_logging(verbose: u8) {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
-}
-
-/// `kustom build`.
-pub fn build(args: &BuildArgs) -> Result<(), Error> {
-    build_with(
-        args,
-        crate::commands::lock::lock_state(&args.dir, args.locked)?,
-        true,
-    )
-}
-
-/// Build with the lock state `lock`; write the output when `write`.
-pub fn build_with(
-    args: &BuildArgs,
-    lock: std::sync::Arc<crate::fetch::lock::LockState>,
-    write: bool,
-) -> Result<(), Error> {
-    if let Some(n) = args.max_alias_expansion {
-        // Before any YAML is read; plugin processes inherit it.
-        std::env::set_var(kustom_api::yaml::ENV_ALIAS_BUDGET, n.to_string());
-    }
-    let restrictor = match args.load_restrictor.as_str() {
-        "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
-        "LoadRestrictionsNone" | "none" => LoadRestrictor::None,
-        other => {
-            return Err(Error::new(format!(
-                "--load-restrictor {other:?}: use LoadRestrictionsRootOnly or LoadRestrictionsNone"
-            )))
-        }
-    };
-    let reorder = match args.reorder.as_deref() {
-        None => Reorder::Unspecified,
-        Some("legacy") => Reorder::Legacy,
-        Some("none") => Reorder::None,
-        Some(other) => {
-            return Err(Error::new(format!(
-                "--reorder {other:?}: use legacy or none"
-            )))
-        }
-    };
-    let settings = Settings {
-        config_home: config_home(),
-        enable_alpha_plugins: args.enable_alpha_plugins,
-        enable_exec: args.enable_exec,
-        limits: Limits {
-            timeout: Duration::from_secs(args.plugin_timeout),
-            max_output: args.plugin_max_output,
-        },
-        self_exe: std::env::current_exe()
-            .map_err(|e| Error::new(format!("cannot locate the kustom executable: {e}")))?,
-        load_restrictor: match restrictor {
-            LoadRestrictor::RootOnly => "LoadRestrictionsRootOnly",
-            LoadRestrictor::None => "LoadRestrictionsNone",
-        }
-        .to_string(),
-        legacy_home: crate::plugin_host::legacy::plugin_home(),
-        exec_env: args.env.clone(),
-        enable_helm: args.enable_helm,
-        helm_command: args.helm_command.clone(),
-        sandbox: std::sync::Arc::new(args.sandbox.sandbox(&config_home())?),
-        audit: args.sandbox.audit()?,
-        digests: Default::default(),
-        remote: std::sync::Arc::new(crate::fetch::remote::Fetcher::new(
-            crate::fetch::remote::cache::default_dir(),
-            args.offline,
-            lock.clone(),
-        )),
-        lock,
-        helm_overrides: args.kustomize.helm_overrides(),
-    };
-    let builder = Builder::new(settings, restrictor);
-    let started = std::time::Instant::now();
-    let built = builder.build(&args.dir)?;
-    tracing::debug!(ms = started.elapsed().as_millis() as u64, "tree built");
-    let started = std::time::Instant::now();
-    let mut resources = built.resources;
-    output::sort(&mut resources, &built.top, reorder)?;
-    if args.enable_managedby_label
-        || built
-            .top
-            .build_metadata
-            .iter()
-            .any(|m| m == "managedByLabel")
-    {
-        let label = serde_json::json!({
-            "apiVersion": "builtin",
-            "kind": "LabelTransformer",
-            "metadata": {"name": "managedByLabel"},
-            "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{MANAGED_BY_VERSION}")},
-            "fieldSpecs": [{"path": "metadata/labels", "create": true}],
-        });
-        let dir = built.dir.clone();
-        resources = builder.settings.transform(
-            &[label],
-            resources,
-            &dir,
-            &dir.join("kustomization.yaml"),
-            false,
-        )?;
-    }
-    tracing::debug!(ms = started.elapsed().as_millis() as u64, "sorted");
-    // The lock learns new remotes only after a successful build.
-    crate::commands::lock::after_build(&builder.settings.lock)?;
-    if !write {
-        return Ok(());
-    }
-    match &args.output {
-        Some(path) => crate::operations::write_output::write(&resources, &built.top, path),
-        None => {
-            let started = std::time::Instant::now();
-            let written = output::render_to(&resources, &built.top, &mut std::io::stdout().lock())
-                .map_err(|e| Error::new(format!("writing output: {e}")));
-            tracing::debug!(ms = started.elapsed().as_millis() as u64, "rendered");
-            log_peak_memory();
-            written
-        }
-    }
-}
-
-/// Plugin settings of the current environment with `kustom build`'s defaults
-/// (for `kustom plugin`).
-pub fn plugin_settings() -> Result<Settings, Error> {
-    Ok(Settings {
-        config_home: config_home(),
-        enable_alpha_plugins: false,
-        enable_exec: false,
-        limits: Limits {
-            timeout: Duration::from_secs(60),
-            max_output: 256 * 1024 * 1024,
-        },
-        self_exe: std::env::current_exe()
-            .map_err(|e| Error::new(format!("cannot locate the kustom executable: {e}")))?,
-        load_restrictor: "LoadRestrictionsRootOnly".into(),
-        legacy_home: crate::plugin_host::legacy::plugin_home(),
-        exec_env: Vec::new(),
-        enable_helm: false,
-        helm_command: "helm".into(),
-        sandbox: Default::default(),
-        lock: Default::default(),
-        audit: None,
-        digests: Default::default(),
-        remote: std::sync::Arc::new(crate::fetch::remote::Fetcher::new(
-            crate::fetch::remote::cache::default_dir(),
-            false,
-            Default::default(),
-        )),
-        helm_overrides: Default::default(),
-    })
-}
-
-/// `$XDG_CONFIG_HOME`, else `~/.config`.
-pub fn config_home() -> PathBuf {
-    match std::env::var_os("XDG_CONFIG_HOME") {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => directories::BaseDirs::new()
-            .map(|b| b.home_dir().join(".config"))
-            .unwrap_or_else(|| PathBuf::from(".config")),
-    }
-}
-
-/// Log the peak resident memory of the core and of its largest plugin process (`-v`).
-fn log_peak_memory() {
-    let peak_kib = |who| {
-        // SAFETY: getrusage only writes the struct it is given.
-        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-        (unsafe { libc::getrusage(who, &mut u) } == 0).then_some(u.ru_maxrss)
-    };
-    tracing::debug!(
-        core_kib = peak_kib(libc::RUSAGE_SELF),
-        largest_plugin_kib = peak_kib(libc::RUSAGE_CHILDREN),
-        "peak resident memory"
-    );
 }

@@ -19,12 +19,15 @@ pub struct VersionArgs {
     pub output: String,
 }
 
+/// kustomize's version that kustom reproduces.
+pub const KUSTOMIZE_VERSION: &str = "v5.5.0";
+
 /// The version string: kustomize's, then kustom's as build metadata.
 pub const SEMVER_STATIC: &str = concat!("v5.5.0+kustom.", env!("CARGO_PKG_VERSION"));
 
-/// [`SEMVER_STATIC`] as a String; its kustomize part is [`crate::commands::KUSTOMIZE_VERSION`].
+/// [`SEMVER_STATIC`] as a String; its kustomize part is [`KUSTOMIZE_VERSION`].
 pub fn semver() -> String {
-    debug_assert!(SEMVER_STATIC.starts_with(crate::commands::KUSTOMIZE_VERSION));
+    debug_assert!(SEMVER_STATIC.starts_with(KUSTOMIZE_VERSION));
     SEMVER_STATIC.to_string()
 }
 

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The file name, beside the build root's kustomization.
 pub const LOCK_FILE: &str = "kustom.lock";
@@ -326,6 +327,68 @@ pub fn tree_sha256(root: &Path) -> Result<String, Error> {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl LockState {
+    /// The lock state of a build of `dir`: `Enforce` when `dir/kustom.lock`
+    /// exists, `Locked` with `--locked` (which needs the file), else `Unlocked`.
+    /// A remote build target (a URL) has no lock beside it.
+    pub fn for_build(dir: &Path, locked: bool) -> Result<Arc<LockState>, Error> {
+        if !dir.is_dir() && !locked {
+            return Ok(Arc::new(LockState::new(
+                LockMode::Unlocked,
+                Lock::default(),
+                None,
+            )));
+        }
+        let path = dir.is_dir().then(|| Lock::path_for(dir));
+        let pinned = match &path {
+            Some(p) => Lock::read(p)?,
+            None => None,
+        };
+        let mode = match (&pinned, locked) {
+            (None, true) => {
+                return Err(Error::new(format!(
+                    "--locked: there is no {}; run `kustom lock {}` (with the same flags) after reviewing the plugins, and commit the file",
+                    path.as_deref()
+                        .unwrap_or_else(|| Path::new(LOCK_FILE))
+                        .display(),
+                    dir.display()
+                )))
+            }
+            (_, true) => LockMode::Locked,
+            (Some(_), false) => LockMode::Enforce,
+            (None, false) => LockMode::Unlocked,
+        };
+        Ok(Arc::new(LockState::new(
+            mode,
+            pinned.unwrap_or_default(),
+            path,
+        )))
+    }
+
+    /// After a successful build under an enforced lock: add the remotes the
+    /// lock did not know yet (plugins are never added silently: an unpinned
+    /// plugin was refused before it ran). `--locked` refuses new remotes in the
+    /// fetcher instead, and `kustom lock` writes the whole lock itself.
+    pub fn after_build(&self) -> Result<(), Error> {
+        let state = self;
+        let (Some(path), LockMode::Enforce) = (&state.path, state.mode) else {
+            return Ok(());
+        };
+        let new: Vec<_> = state
+            .recorded()
+            .remotes
+            .into_iter()
+            .filter(|r| state.pinned.remote(&r.url).is_none())
+            .collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        let mut lock = state.pinned.clone();
+        lock.remotes.extend(new);
+        lock.write(path)
+    }
 }
 
 #[cfg(test)]

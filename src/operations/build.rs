@@ -2,10 +2,15 @@
 //! kustomization (resources, configurations/crds, generators, components,
 //! transformers, validators, vars), then the top-level finishing steps.
 
+/// The version `kubectl kustomize` v5.5.0 writes into the managed-by label:
+/// kubectl's embedded kustomize reports itself as `(devel)`.
+pub const MANAGED_BY_VERSION: &str = "(devel)";
+
 use crate::fetch::remote::spec::{self, RepoSpec};
 use crate::operations::accumulator::{merge_vars, Accumulator};
 use crate::operations::kustomization::{self, Kustomization};
 use crate::operations::origin::{Origin, Trail};
+use crate::operations::output::{self as output, Reorder};
 use crate::operations::plan;
 use crate::plugin_host::{self, Settings};
 use kustom_api::doc::{self, Doc};
@@ -901,6 +906,51 @@ impl Builder {
         let real = self.check_restriction(t, &full, rel)?;
         kustom_api::files::read_text(&real)
             .map_err(|e| e.context(format!("'{rel}' (named in {})", t.file.display())))
+    }
+}
+
+impl Builder {
+    /// Build the root at `dir` and finish it as `kustom build` writes it:
+    /// sorted by `reorder`, with the managed-by label when `managed_by_label`
+    /// or the root's `buildMetadata` asks for it.
+    pub fn build_root(
+        &self,
+        dir: &Path,
+        reorder: Reorder,
+        managed_by_label: bool,
+    ) -> Result<Built, Error> {
+        let started = std::time::Instant::now();
+        let mut built = self.build(dir)?;
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "tree built");
+        let started = std::time::Instant::now();
+        let mut resources = std::mem::take(&mut built.resources);
+        output::sort(&mut resources, &built.top, reorder)?;
+        if managed_by_label
+            || built
+                .top
+                .build_metadata
+                .iter()
+                .any(|m| m == "managedByLabel")
+        {
+            let label = serde_json::json!({
+                "apiVersion": "builtin",
+                "kind": "LabelTransformer",
+                "metadata": {"name": "managedByLabel"},
+                "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{MANAGED_BY_VERSION}")},
+                "fieldSpecs": [{"path": "metadata/labels", "create": true}],
+            });
+            let dir = built.dir.clone();
+            resources = self.settings.transform(
+                &[label],
+                resources,
+                &dir,
+                &dir.join("kustomization.yaml"),
+                false,
+            )?;
+        }
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "sorted");
+        built.resources = resources;
+        Ok(built)
     }
 }
 

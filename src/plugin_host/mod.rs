@@ -10,6 +10,7 @@
 
 pub mod audit;
 pub mod exec;
+pub mod helm_overrides;
 pub mod krm;
 pub mod legacy;
 pub mod sandbox;
@@ -71,7 +72,7 @@ pub struct Settings {
     /// Remote bases and files (cache, `--offline`).
     pub remote: std::sync::Arc<crate::fetch::remote::Fetcher>,
     /// `--helm-kube-version`, `--helm-api-versions`, `--helm-debug`: chart overrides.
-    pub helm_overrides: crate::commands::build_settings::HelmOverrides,
+    pub helm_overrides: helm_overrides::HelmOverrides,
 }
 
 /// One plugin call about to run: its name, digest and sandbox.

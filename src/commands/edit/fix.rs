@@ -96,7 +96,7 @@ pub fn fix_pre_marshalling(k: &mut Map<String, Value>) -> Result<(), Error> {
 
 /// The build output of a directory, as `kustom build` prints it.
 fn render(dir: &Path) -> Result<String, Error> {
-    let settings = crate::commands::plugin_settings()?;
+    let settings = crate::commands::build_settings::plugin_settings()?;
     let builder = crate::operations::build::Builder::new(
         settings,
         crate::operations::build::LoadRestrictor::RootOnly,
