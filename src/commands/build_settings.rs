@@ -100,7 +100,7 @@ pub struct BuildArgs {
     pub locked: bool,
     /// Plugin confinement, grants and audit.
     #[command(flatten)]
-    pub sandbox: crate::plugin_host::sandbox::args::SandboxArgs,
+    pub sandbox: super::sandbox_args::SandboxArgs,
     /// Remote bases and files from the cache only; no network.
     #[arg(long)]
     pub offline: bool,

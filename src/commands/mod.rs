@@ -11,6 +11,7 @@ pub mod edit;
 pub mod localize;
 pub mod lock;
 pub mod plugin;
+pub mod sandbox_args;
 pub mod version;
 
 use clap::{CommandFactory, Parser, Subcommand};

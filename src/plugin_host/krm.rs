@@ -23,11 +23,13 @@
 //! legacy `needs-hash` / `behavior` annotations; transformer output is
 //! matched back by current id, as for legacy exec plugins.
 
+use super::exec;
 use super::legacy::{
     apply_generator_options, expand_lists, merge_by_current_id, LEGACY_ID_ANNOTATION,
 };
 use super::sandbox::CallSandbox;
-use super::{exec, Settings, Site};
+use super::settings::Settings;
+use super::site::Site;
 use kustom_api::protocol::LOCAL_CONFIG;
 use kustom_api::{resource, yaml, Error, ResId, Value};
 use serde_json::json;

@@ -20,8 +20,10 @@
 //!   unmatched output is appended, a resource missing from the output is
 //!   removed.
 
+use super::exec;
 use super::sandbox::CallSandbox;
-use super::{exec, Settings, Site};
+use super::settings::Settings;
+use super::site::Site;
 use kustom_api::protocol::{
     GENERATOR_BEHAVIOR, LEGACY_BEHAVIOR, LEGACY_NEEDS_HASH, NEEDS_HASH_SUFFIX,
 };

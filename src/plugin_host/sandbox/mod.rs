@@ -26,7 +26,6 @@
 //! `/proc/self`, `landlock_restrict_self` and `seccomp`, which are safe
 //! between `fork` and `exec` of a multi-threaded process.
 
-pub mod args;
 pub mod policy;
 pub mod system;
 

@@ -1,8 +1,8 @@
 //! The sandbox's command-line flags (shared by `kustom build` and `kustom lock`).
 
-use super::policy::{Grants, PolicyFile};
-use super::{EnvMode, Sandbox, DEFAULT_MEMORY_LIMIT};
 use crate::plugin_host::audit::AuditLog;
+use crate::plugin_host::sandbox::policy::{Grants, PolicyFile};
+use crate::plugin_host::sandbox::{EnvMode, Sandbox, DEFAULT_MEMORY_LIMIT};
 use clap::{Args, ValueEnum};
 use kustom_api::Error;
 use std::path::{Path, PathBuf};

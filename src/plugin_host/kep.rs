@@ -1,0 +1,317 @@
+//! The KEP protocol: `generate` and `transform` calls, batched per group,
+//! resources matched back to what was sent by their id annotation.
+
+use super::call::{kinds_of, unsupported_transform};
+use super::encode::{check_unique_ids, encode, encode_values, record_previous_id};
+use super::lookup::{group_of, Location};
+use super::sandbox::CallSandbox;
+use super::settings::{Settings, BUILTIN_GROUP, CALLS};
+use super::site::Site;
+use super::{krm, legacy};
+use kustom_api::doc::{self, Doc};
+use kustom_api::protocol::{self, ID_ANNOTATION};
+use kustom_api::{resource, Error, ResId, Value};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+impl Settings {
+    /// Run the generators `configs` (all of one kustomization, in order):
+    /// one KEP call per run of consecutive configs of the same group, one
+    /// call per config for legacy plugins and KRM functions.
+    pub fn generate(
+        &self,
+        configs: &[Value],
+        dir: &Path,
+        kust_file: &Path,
+    ) -> Result<Vec<Doc>, Error> {
+        let mut out = Vec::new();
+        for (loc, batch) in self.plan(configs, dir, kust_file)? {
+            let first = &batch[0];
+            let site = Site {
+                protocol: loc.protocol(),
+                path: loc.path(),
+                api_version: resource::api_version(first),
+                kind: resource::kind(first),
+                kinds: kinds_of(batch),
+                op: "generate",
+                kust_file,
+            };
+            let call = self.begin(&loc, batch, dir)?;
+            let result = self.generate_call(&loc, batch, dir, &site, &call.sandbox);
+            self.audit_call(&call, &site, batch, None, result.as_deref())?;
+            out.extend(result?);
+        }
+        Ok(out)
+    }
+
+    /// One generator call of [`Settings::generate`].
+    pub(super) fn generate_call(
+        &self,
+        loc: &Location,
+        batch: &[Value],
+        dir: &Path,
+        site: &Site<'_>,
+        sandbox: &CallSandbox,
+    ) -> Result<Vec<Doc>, Error> {
+        let first = &batch[0];
+        let kust_file = site.kust_file;
+        match loc {
+            Location::Legacy(path) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                Ok(doc::from_owned_values(legacy::generate(
+                    self, path, first, dir, site, sandbox,
+                )?))
+            }
+            Location::Krm(spec) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                Ok(doc::from_owned_values(krm::generate(
+                    self, spec, first, dir, site, sandbox,
+                )?))
+            }
+            Location::Kep(_) | Location::ShippedBuiltin(_) => {
+                let group = group_of(first);
+                let stdin = encode(&group, batch, &[]);
+                let Some(res) = self.call(loc, site, dir, stdin, 0, sandbox)? else {
+                    return Err(Error::new(format!(
+                        "{site} does not support `generate` (exit status 127), but {} lists it as a generator",
+                        kust_file.display()
+                    )));
+                };
+                if group == BUILTIN_GROUP {
+                    return doc::read_stream(&res.stdout)
+                        .map_err(|e| site.junk_error(&res, &e.message));
+                }
+                // Each document becomes a compact Doc as soon as it is read.
+                let mut out = Vec::new();
+                let mut wrote = None;
+                protocol::for_each_in_stream(&res.stdout, |v| {
+                    let docs = legacy::expand_lists(vec![v]).map_err(|why| {
+                        wrote = Some(Error::new(format!("{site} wrote {why}")));
+                        Error::new("")
+                    })?;
+                    for mut d in docs {
+                        // KEP generators may use the legacy hash / behavior
+                        // annotations too (they never see internal ones).
+                        if resource::annotation(&d, protocol::LEGACY_NEEDS_HASH).is_some()
+                            || resource::annotation(&d, protocol::LEGACY_BEHAVIOR).is_some()
+                        {
+                            legacy::apply_generator_options(std::slice::from_mut(&mut d)).map_err(
+                                |e| {
+                                    wrote = Some(e.context(site));
+                                    Error::new("")
+                                },
+                            )?;
+                        }
+                        out.push(Doc::from_value(&d));
+                    }
+                    Ok(())
+                })
+                .map_err(|e| {
+                    wrote
+                        .take()
+                        .unwrap_or_else(|| site.junk_error(&res, &e.message))
+                })?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// Run the transformers `configs` over `resources`, one KEP call per run
+    /// of consecutive configs of the same group, one call per config for
+    /// legacy plugins and KRM functions. With `optional` (generators asked to
+    /// transform, KEP only), a KEP plugin answering 127 leaves the resources
+    /// unchanged, and legacy plugins and KRM functions are not called.
+    pub fn transform(
+        &self,
+        configs: &[Value],
+        resources: Vec<Doc>,
+        dir: &Path,
+        kust_file: &Path,
+        optional: bool,
+    ) -> Result<Vec<Doc>, Error> {
+        self.transform_inner(configs, 0, resources, dir, kust_file, optional)
+    }
+
+    /// Run builtin `generators` and then `transformers` in one call of the
+    /// shipped builtin (see [`protocol::ENV_GENERATE_FIRST`]): the same
+    /// result as generating, adding the new resources and transforming, one
+    /// process fewer. Only for generators [`Settings::can_generate_in_transform`] accepts.
+    pub fn generate_and_transform(
+        &self,
+        generators: &[Value],
+        transformers: &[Value],
+        resources: Vec<Doc>,
+        dir: &Path,
+        kust_file: &Path,
+    ) -> Result<Vec<Doc>, Error> {
+        let all: Vec<Value> = generators.iter().chain(transformers).cloned().collect();
+        self.transform_inner(&all, generators.len(), resources, dir, kust_file, false)
+    }
+
+    /// [`Settings::transform`] where the first `generate_first` configs are
+    /// builtin generators that the first (shipped builtin) call runs first.
+    pub(super) fn transform_inner(
+        &self,
+        configs: &[Value],
+        mut generate_first: usize,
+        mut resources: Vec<Doc>,
+        dir: &Path,
+        kust_file: &Path,
+        optional: bool,
+    ) -> Result<Vec<Doc>, Error> {
+        for (loc, batch) in self.plan(configs, dir, kust_file)? {
+            if optional && matches!(loc, Location::Legacy(_) | Location::Krm(_)) {
+                continue;
+            }
+            let first = &batch[0];
+            let site = Site {
+                protocol: loc.protocol(),
+                path: loc.path(),
+                api_version: resource::api_version(first),
+                kind: resource::kind(first),
+                kinds: kinds_of(batch),
+                op: "transform",
+                kust_file,
+            };
+            let call = self.begin(&loc, batch, dir)?;
+            // The shipped builtin's generators are consecutive configs of
+            // it, so they all open the first call.
+            debug_assert!(generate_first <= batch.len());
+            let generators = std::mem::take(&mut generate_first).min(batch.len());
+            let before = self.audit.as_ref().map(|_| resources.clone());
+            let result = self.transform_call(
+                &loc,
+                batch,
+                resources,
+                dir,
+                &site,
+                optional,
+                generators,
+                &call.sandbox,
+            );
+            self.audit_call(&call, &site, batch, before.as_deref(), result.as_deref())?;
+            resources = result?;
+        }
+        Ok(resources)
+    }
+
+    /// One transformer call of [`Settings::transform_inner`].
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn transform_call(
+        &self,
+        loc: &Location,
+        batch: &[Value],
+        resources: Vec<Doc>,
+        dir: &Path,
+        site: &Site<'_>,
+        optional: bool,
+        generators: usize,
+        sandbox: &CallSandbox,
+    ) -> Result<Vec<Doc>, Error> {
+        let first = &batch[0];
+        Ok(match loc {
+            Location::Legacy(path) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                let rs = doc::to_values(&resources);
+                drop(resources);
+                doc::from_owned_values(legacy::transform(
+                    self, path, first, rs, dir, site, sandbox,
+                )?)
+            }
+            Location::Krm(spec) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                let rs = doc::to_values(&resources);
+                drop(resources);
+                doc::from_owned_values(krm::transform(self, spec, first, rs, dir, site, sandbox)?)
+            }
+            // The shipped builtin keeps identities itself (it records
+            // renames in the build annotations), so resources travel as
+            // their JSON text both ways and are never parsed here.
+            Location::ShippedBuiltin(_) => {
+                let stdin = encode(BUILTIN_GROUP, batch, &resources);
+                // Only a 127 answer needs the input back.
+                let kept = if optional { resources } else { Vec::new() };
+                match self.call(loc, site, dir, stdin, generators, sandbox)? {
+                    Some(res) => doc::read_stream(&res.stdout)
+                        .map_err(|e| site.junk_error(&res, &e.message))?,
+                    None if optional => kept,
+                    None => return Err(unsupported_transform(site)),
+                }
+            }
+            Location::Kep(_) => {
+                match self.transform_kep(loc, site, batch, &resources, dir, optional, sandbox)? {
+                    Some(rs) => {
+                        drop(resources);
+                        doc::from_owned_values(rs)
+                    }
+                    None => resources,
+                }
+            }
+        })
+    }
+
+    /// A transform call to a KEP plugin: resources are tagged with the id
+    /// annotation and the output matched back by it. None: the plugin does
+    /// not transform (127) and `optional` allows that.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn transform_kep(
+        &self,
+        loc: &Location,
+        site: &Site<'_>,
+        configs: &[Value],
+        resources: &[Doc],
+        dir: &Path,
+        optional: bool,
+        sandbox: &CallSandbox,
+    ) -> Result<Option<Vec<Value>>, Error> {
+        let group = group_of(&configs[0]);
+        // Each resource is parsed, tagged and encoded in turn, so that only
+        // the encoded stream is held besides the resources themselves.
+        let mut before: Vec<ResId> = Vec::with_capacity(resources.len());
+        let mut stdin = encode_values(&group, configs, &[]);
+        for (i, d) in resources.iter().enumerate() {
+            let mut r = d.value();
+            resource::set_annotation(&mut r, ID_ANNOTATION, &i.to_string());
+            before.push(ResId::of(&r));
+            if !stdin.is_empty() {
+                stdin.extend_from_slice(b"---\n");
+            }
+            stdin.extend_from_slice(&encode_values(&group, &[], std::slice::from_ref(&r)));
+        }
+        let res = match self.call(loc, site, dir, stdin, 0, sandbox)? {
+            Some(res) => res,
+            None if optional => return Ok(None),
+            None => return Err(unsupported_transform(site)),
+        };
+        let out =
+            protocol::read_stream(&res.stdout).map_err(|e| site.junk_error(&res, &e.message))?;
+        let mut out =
+            legacy::expand_lists(out).map_err(|why| Error::new(format!("{site} wrote {why}")))?;
+        // A transformer that echoes its own configuration objects back (even
+        // edited) has not made resources of them: an output without an id
+        // that has a config's id is that config.
+        let config_ids: Vec<ResId> = configs.iter().map(ResId::of).collect();
+        out.retain(|r| {
+            resource::annotation(r, ID_ANNOTATION).is_some()
+                || !config_ids.iter().any(|c| c.equals(&ResId::of(r)))
+        });
+        // Where each output came from, to name both sides of an id clash.
+        let mut sources: Vec<Option<&ResId>> = Vec::with_capacity(out.len());
+        for r in &mut out {
+            let id = resource::remove_annotation(r, ID_ANNOTATION)
+                .and_then(|v| v.as_str().and_then(|s| s.parse::<usize>().ok()));
+            sources.push(id.and_then(|i| before.get(i)));
+            if let Some(old) = id.and_then(|i| before.get(i)) {
+                let now = ResId::of(r);
+                if now.name != old.name
+                    || now.namespace != old.namespace
+                    || now.gvk.kind != old.gvk.kind
+                {
+                    record_previous_id(r, old);
+                }
+            }
+        }
+        check_unique_ids(site, &out, &sources)?;
+        Ok(Some(out))
+    }
+}
