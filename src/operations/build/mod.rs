@@ -6,6 +6,14 @@
 /// kubectl's embedded kustomize reports itself as `(devel)`.
 pub const MANAGED_BY_VERSION: &str = "(devel)";
 
+mod nesting;
+mod remote;
+mod resources;
+
+use remote::RemoteRoot;
+use resources::{canonical_dir, parse_inline, Entry};
+pub use resources::{each_resource_in_file, read_resource_file};
+
 use crate::fetch::remote::spec::{self, RepoSpec};
 use crate::operations::accumulator::{merge_vars, Accumulator};
 use crate::operations::kustomization::{self, Kustomization};
@@ -15,7 +23,7 @@ use crate::operations::plan;
 use crate::plugin_host::{self, Settings};
 use kustom_api::doc::{self, Doc};
 use kustom_api::fieldspec::TransformerConfig;
-use kustom_api::{empty_nulls, resource, yaml, Error, Value};
+use kustom_api::{resource, yaml, Error, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -50,15 +58,6 @@ pub struct Builder {
     unknown_type_seen: std::sync::atomic::AtomicBool,
 }
 
-/// A remote root the build is inside (kustomize's containing repository):
-/// its URL as written, its checkout, and the remote that listed it.
-#[derive(Debug)]
-struct RemoteRoot {
-    raw: String,
-    clone_dir: PathBuf,
-    parent: Option<Arc<RemoteRoot>>,
-}
-
 /// One kustomization being built: its directory, file and parsed content.
 struct Target {
     dir: PathBuf,
@@ -71,14 +70,6 @@ struct Target {
     top: bool,
     /// The remote checkout this kustomization lies in, if any.
     remote: Option<Arc<RemoteRoot>>,
-}
-
-/// What a `resources:` (or generator/transformer list) entry names.
-enum Entry {
-    /// Objects read from a file (compact: a large file is never held parsed).
-    File(Vec<Doc>),
-    /// A kustomization directory to build, with its origin and remote root.
-    Dir(PathBuf, Option<Trail>, Option<Arc<RemoteRoot>>),
 }
 
 /// The parts of an [`Entry::Dir`], borrowed.
@@ -472,179 +463,6 @@ impl Builder {
         }
     }
 
-    /// Accumulate `resources:` entries: files are read, directories built
-    /// (in parallel, each with its own accumulator) and merged in order.
-    fn accumulate_resources(
-        &self,
-        t: &Target,
-        mut acc: Accumulator,
-        paths: &[String],
-        stack: &[PathBuf],
-    ) -> Result<Accumulator, Error> {
-        // Several remote entries are fetched concurrently (the first error
-        // in listed order is reported, as a sequential walk would).
-        let remote = |p: &String| spec::is_remote_file(p) || RepoSpec::parse(p).is_ok();
-        let entries: Vec<Entry> = if paths.iter().filter(|p| remote(p)).count() > 1 {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = paths
-                    .iter()
-                    .map(|p| s.spawn(move || self.resolve_entry(t, p)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(Error::new("a fetch thread panicked")))
-                    })
-                    .collect::<Result<_, _>>()
-            })?
-        } else {
-            paths
-                .iter()
-                .map(|p| self.resolve_entry(t, p))
-                .collect::<Result<_, _>>()?
-        };
-        // Build the sibling directories concurrently; merge in listed order.
-        let dirs: Vec<DirRef<'_>> = entries
-            .iter()
-            .filter_map(|e| match e {
-                Entry::Dir(d, o, r) => Some((d, o, r)),
-                Entry::File(_) => None,
-            })
-            .collect();
-        let mut built: Vec<Result<Accumulator, Error>> = if dirs.len() > 1 {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = dirs
-                    .iter()
-                    .map(|(d, o, r)| {
-                        s.spawn(|| self.build_base(d, stack, (*o).clone(), (*r).clone()))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(Error::new("a base build thread panicked")))
-                    })
-                    .collect()
-            })
-        } else {
-            dirs.iter()
-                .map(|(d, o, r)| self.build_base(d, stack, (*o).clone(), (*r).clone()))
-                .collect()
-        };
-        built.reverse();
-        for (entry, path) in entries.into_iter().zip(paths) {
-            match entry {
-                Entry::File(rs) => acc.append_all(rs).map_err(|e| {
-                    e.context(format!(
-                        "merging resources from '{path}' (in {})",
-                        t.file.display()
-                    ))
-                })?,
-                Entry::Dir(d, _, _) => {
-                    let sub = built.pop().expect("one build per directory")?;
-                    acc.merge(sub).map_err(|e| {
-                        e.context(format!("recursed merging from path '{}'", d.display()))
-                    })?;
-                }
-            }
-        }
-        Ok(acc)
-    }
-
-    /// Build a base directory with a fresh accumulator (cached per directory).
-    fn build_base(
-        &self,
-        dir: &Path,
-        stack: &[PathBuf],
-        origin: Option<Trail>,
-        remote: Option<Arc<RemoteRoot>>,
-    ) -> Result<Accumulator, Error> {
-        // kustomize refuses a base that is, or contains, a directory being
-        // built: it would include itself.
-        if stack.iter().any(|s| s.starts_with(dir)) {
-            return Err(Error::new(format!(
-                "cycle detected: {} includes itself or a directory below it (through {})",
-                dir.display(),
-                stack
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" -> ")
-            )));
-        }
-        let build = || {
-            let mut t = load_target(dir, origin.clone(), self.restrictor)?;
-            t.remote = remote.clone();
-            if t.kust.is_component() {
-                return Err(Error::new(format!(
-                    "expected kind != 'Component' for path '{}': a Component belongs under `components:`, not `resources:`",
-                    dir.display()
-                )));
-            }
-            let mut stack = stack.to_vec();
-            stack.push(dir.to_path_buf());
-            self.accumulate_target(&t, Accumulator::new(), &stack)
-                .map_err(|e| {
-                    e.context(format!("recursed accumulation of path '{}'", dir.display()))
-                })
-        };
-        // Origins depend on the path a base was reached by: no caching then.
-        if origin.is_some() {
-            return build();
-        }
-        let cell = {
-            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-            cache.entry(dir.to_path_buf()).or_default().clone()
-        };
-        cell.get_or_init(build).clone()
-    }
-
-    fn accumulate_component(
-        &self,
-        parent: &Target,
-        path: &str,
-        acc: Accumulator,
-        stack: &[PathBuf],
-    ) -> Result<Accumulator, Error> {
-        let (dir, remote) = if let Ok(spec) = RepoSpec::parse(path) {
-            let (root, remote) = self.remote_base(parent, &spec)?;
-            (root, Some(remote))
-        } else {
-            let full = parent.dir.join(path);
-            if !full.is_dir() {
-                return Err(Error::new(format!(
-                    "component {path:?} listed in {} is not a directory: components must be directories with a kustomization of kind Component",
-                    parent.file.display()
-                )));
-            }
-            refuse_absolute_root(parent, path)?;
-            let dir = canonical_dir(&full)?;
-            self.check_containment(parent, &dir)?;
-            (dir, parent.remote.clone())
-        };
-        if stack.iter().any(|s| s.starts_with(&dir)) {
-            return Err(Error::new(format!(
-                "cycle detected at component {}",
-                dir.display()
-            )));
-        }
-        let mut t = load_target(&dir, parent.origin_of(path), self.restrictor)?;
-        t.remote = remote;
-        if !t.kust.is_component() {
-            return Err(Error::new(format!(
-                "expected kind 'Component' for path '{}' but got '{}'",
-                dir.display(),
-                t.kust.kind
-            )));
-        }
-        let mut stack = stack.to_vec();
-        stack.push(dir.clone());
-        self.accumulate_target(&t, acc, &stack)
-            .map_err(|e| e.context(format!("accumulating component '{}'", dir.display())))
-    }
-
     /// The config objects of a `generators:` / `transformers:` / `validators:`
     /// list: inline YAML objects, files, or kustomization directories.
     fn plugin_configs(
@@ -672,240 +490,6 @@ impl Builder {
             }
         }
         Ok(out)
-    }
-
-    /// What a `resources:` entry (or a non-inline generator/transformer
-    /// entry) names, in kustomize's order: a file (an http(s) URL is fetched
-    /// as one first), else a repository URL, else a local directory.
-    fn resolve_entry(&self, t: &Target, p: &str) -> Result<Entry, Error> {
-        let with_origin = |mut rs: Vec<Value>| {
-            if let Some(trail) = t.origin_of(p) {
-                let o = trail.origin();
-                rs.iter_mut().for_each(|r| o.set_on(r));
-            }
-            Entry::File(doc::from_owned_values(rs))
-        };
-        let fetcher = &self.settings.remote;
-        if spec::is_remote_file(p) && !fetcher.known_repo(p) {
-            let repo = RepoSpec::parse(p).ok();
-            let as_base = |file_err: Error| -> Result<Entry, Error> {
-                let Some(spec) = &repo else {
-                    return Err(file_err);
-                };
-                match self.remote_base(t, spec) {
-                    Ok((root, remote)) => {
-                        fetcher.note_repo(p);
-                        Ok(Entry::Dir(root, t.origin_of(p), Some(remote)))
-                    }
-                    Err(e) => Err(e.context(format!("accumulation err='{file_err}'"))),
-                }
-            };
-            let listed = || format!("'{p}' (listed in {})", t.file.display());
-            return match fetcher.file(p) {
-                Ok(path) => match read_resource_file(&path, p, &t.file) {
-                    Ok(rs) => {
-                        self.note_types(&rs);
-                        Ok(with_origin(rs))
-                    }
-                    // Not YAML objects: kustomize tries the URL as a base,
-                    // and reports the file's error if that fails too.
-                    Err(file_err) => match &repo {
-                        Some(spec) => match self.remote_base(t, spec) {
-                            Ok((root, remote)) => {
-                                Ok(Entry::Dir(root, t.origin_of(p), Some(remote)))
-                            }
-                            Err(_) => Err(file_err),
-                        },
-                        None => Err(file_err),
-                    },
-                },
-                Err(crate::fetch::remote::FileError::Other(e)) => {
-                    Err(Error::new(format!("fetching {}: {e}", listed())))
-                }
-                Err(e @ crate::fetch::remote::FileError::Status(..)) if repo.is_none() => {
-                    Err(Error::new(format!("fetching {}: {e}", listed())))
-                }
-                Err(e) => as_base(Error::new(format!("fetching {}: {e}", listed()))),
-            };
-        }
-        let full = t.dir.join(p);
-        if full.is_file() {
-            let real = self.check_restriction(t, &full, p)?;
-            let origin = t.origin_of(p).map(|trail| trail.origin());
-            // Each resource becomes a compact Doc as soon as it is read.
-            let mut docs = Vec::new();
-            each_resource_in_file(&real, p, &t.file, |mut r| {
-                self.note_types(std::slice::from_ref(&r));
-                if let Some(o) = &origin {
-                    o.set_on(&mut r);
-                }
-                docs.push(Doc::from_value(&r));
-                Ok(())
-            })?;
-            return Ok(Entry::File(docs));
-        }
-        if let Ok(spec) = RepoSpec::parse(p) {
-            let (root, remote) = self.remote_base(t, &spec)?;
-            return Ok(Entry::Dir(root, t.origin_of(p), Some(remote)));
-        }
-        if full.is_dir() {
-            refuse_absolute_root(t, p)?;
-            let dir = canonical_dir(&full)?;
-            self.check_containment(t, &dir)?;
-            return Ok(Entry::Dir(dir, t.origin_of(p), t.remote.clone()));
-        }
-        Err(Error::new(format!(
-            "accumulating resources from '{p}': file or directory {} does not exist (listed in {})",
-            full.display(),
-            t.file.display()
-        )))
-    }
-
-    /// Fetch the repository of `spec` (listed in `t`): the kustomization
-    /// root inside its checkout, and the remote root it opens.
-    fn remote_base(
-        &self,
-        t: &Target,
-        spec: &RepoSpec,
-    ) -> Result<(PathBuf, Arc<RemoteRoot>), Error> {
-        let listed = format!("'{}' (listed in {})", spec.raw, t.file.display());
-        let mut up = t.remote.as_deref();
-        while let Some(r) = up {
-            if r.raw.starts_with(&spec.raw) {
-                return Err(Error::new(format!(
-                    "cycle detected: URI '{}' referenced by previous URI '{}' (in {})",
-                    spec.raw,
-                    r.raw,
-                    t.file.display()
-                )));
-            }
-            up = r.parent.as_deref();
-        }
-        let (checkout, root) = self
-            .settings
-            .remote
-            .repo(spec)
-            .map_err(|e| Error::new(format!("fetching remote base {listed}: {e}")))?;
-        if root.is_file() {
-            return Err(Error::new(format!(
-                "fetching remote base {listed}: '{}' refers to file '{}'; expecting directory",
-                spec.root,
-                root.display()
-            )));
-        }
-        if !root.is_dir() {
-            return Err(Error::new(format!(
-                "fetching remote base {listed}: path '{}' does not exist in {} at commit {}",
-                spec.root,
-                spec.clone_url(),
-                checkout.commit
-            )));
-        }
-        let root = canonical_dir(&root)?;
-        let clone_dir = canonical_dir(&checkout.dir)?;
-        if !root.starts_with(&clone_dir) {
-            return Err(Error::new(format!(
-                "fetching remote base {listed}: {:?} refers to directory outside of repo {:?}",
-                root.display(),
-                clone_dir.display()
-            )));
-        }
-        Ok((
-            root,
-            Arc::new(RemoteRoot {
-                raw: spec.raw.clone(),
-                clone_dir,
-                parent: t.remote.clone(),
-            }),
-        ))
-    }
-
-    /// kustomize's containment rule: a local base of a kustomization inside
-    /// a cloned repository must lie inside that repository.
-    fn check_containment(&self, t: &Target, dir: &Path) -> Result<(), Error> {
-        match &t.remote {
-            Some(r) if !dir.starts_with(&r.clone_dir) => Err(Error::new(format!(
-                "security; bases in kustomizations found in cloned git repos must be within the repo, but base '{}' is outside '{}' (listed in {}, from {})",
-                dir.display(),
-                r.clone_dir.display(),
-                t.file.display(),
-                r.raw
-            ))),
-            _ => Ok(()),
-        }
-    }
-
-    /// The local copy of a remote file named in `t`.
-    fn remote_file(&self, t: &Target, url: &str) -> Result<PathBuf, Error> {
-        self.settings.remote.file(url).map_err(|e| {
-            Error::new(format!(
-                "fetching '{url}' (named in {}): {e}",
-                t.file.display()
-            ))
-        })
-    }
-
-    /// Fetch the http(s) files that `t`'s builtin generators and
-    /// transformers read (patch files, generator files and env files,
-    /// replacement files), so the builtin plugin finds their local copies.
-    fn fetch_remote_files(&self, t: &Target) -> Result<(), Error> {
-        let k = &t.kust;
-        let mut urls: Vec<&str> = Vec::new();
-        urls.extend(k.patches.iter().map(|p| p.path.as_str()));
-        urls.extend(k.patches_json6902.iter().map(|p| p.path.as_str()));
-        urls.extend(k.patches_strategic_merge.iter().map(String::as_str));
-        for g in k.config_map_generator.iter().chain(&k.secret_generator) {
-            urls.extend(
-                g.files
-                    .iter()
-                    .map(|f| f.split_once('=').map(|(_, v)| v).unwrap_or(f)),
-            );
-            urls.extend(g.envs.iter().map(String::as_str));
-            urls.push(&g.env);
-        }
-        urls.extend(
-            k.replacements
-                .iter()
-                .filter_map(|r| r.get("path").and_then(Value::as_str)),
-        );
-        for url in urls {
-            if spec::is_remote_file(url) {
-                self.remote_file(t, url)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// A file named by a kustomization, checked against the load restrictor.
-    fn check_restriction(&self, t: &Target, full: &Path, rel: &str) -> Result<PathBuf, Error> {
-        let real = full
-            .canonicalize()
-            .map_err(|e| Error::new(format!("{}: {e}", full.display())))?;
-        if self.restrictor_for(t) == LoadRestrictor::RootOnly && !real.starts_with(&t.dir) {
-            return Err(Error::new(format!(
-                "security; file '{}' is not in or below '{}' (named as '{rel}' in {}); move it under the kustomization or build with --load-restrictor LoadRestrictionsNone",
-                real.display(),
-                t.dir.display(),
-                t.file.display()
-            )));
-        }
-        Ok(real)
-    }
-
-    fn read_file(&self, t: &Target, rel: &str) -> Result<String, Error> {
-        if spec::is_remote_file(rel) {
-            let path = self.remote_file(t, rel)?;
-            return std::fs::read_to_string(&path).map_err(|e| {
-                Error::new(format!(
-                    "reading {rel} (named in {}): {e}",
-                    t.file.display()
-                ))
-            });
-        }
-        let full = t.dir.join(rel);
-        let real = self.check_restriction(t, &full, rel)?;
-        kustom_api::files::read_text(&real)
-            .map_err(|e| e.context(format!("'{rel}' (named in {})", t.file.display())))
     }
 }
 
@@ -954,26 +538,6 @@ impl Builder {
     }
 }
 
-/// kustomize builds a base or component only from a relative path.
-fn refuse_absolute_root(t: &Target, p: &str) -> Result<(), Error> {
-    if Path::new(p).is_absolute() {
-        return Err(Error::new(format!(
-            "new root '{p}' cannot be absolute (listed in {}); name the directory relative to the kustomization",
-            t.file.display()
-        )));
-    }
-    Ok(())
-}
-
-fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
-    dir.canonicalize().map_err(|e| {
-        Error::new(format!(
-            "must build at directory: not a valid directory: '{}': {e}",
-            dir.display()
-        ))
-    })
-}
-
 /// Load the kustomization in `dir` (a canonical directory). Under
 /// LoadRestrictionsRootOnly the file itself must resolve inside `dir`: a
 /// `kustomization.yaml` that is a symlink to a file elsewhere is refused,
@@ -1019,110 +583,6 @@ fn config_origin(config: &Value, file_origin: &Trail) -> Option<Origin> {
         return Some(Origin::builtin(file_origin, resource::kind(config)));
     }
     Origin::of_plugin_config(config)
-}
-
-/// Inline plugin configs: an entry that parses as YAML objects with a kind.
-fn parse_inline(entry: &str) -> Option<Vec<Value>> {
-    if !entry.contains('\n') && !entry.trim_start().starts_with('{') {
-        return None;
-    }
-    let docs = yaml::parse_stream(entry).ok()?;
-    if docs.is_empty()
-        || !docs
-            .iter()
-            .all(|d| d.is_object() && !resource::kind(d).is_empty())
-    {
-        return None;
-    }
-    Some(docs)
-}
-
-/// Read a resource file: multi-document YAML, `*List` kinds expanded,
-/// every object needing a kind and a name.
-pub fn read_resource_file(path: &Path, rel: &str, kust_file: &Path) -> Result<Vec<Value>, Error> {
-    let mut out = Vec::new();
-    each_resource_in_file(path, rel, kust_file, |r| {
-        out.push(r);
-        Ok(())
-    })?;
-    Ok(out)
-}
-
-/// [`read_resource_file`], handing each resource to `f` as soon as it is
-/// read: a caller that keeps resources in a compact form never holds a
-/// whole large stream as parsed values.
-pub fn each_resource_in_file(
-    path: &Path,
-    rel: &str,
-    kust_file: &Path,
-    mut f: impl FnMut(Value) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let where_ = || {
-        format!(
-            "accumulating resources from '{rel}' (listed in {})",
-            kust_file.display()
-        )
-    };
-    let text = kustom_api::files::read_text(path).map_err(|e| e.context(where_()))?;
-    let bad =
-        |message: String| Error::new(format!("{}: {message}", path.display())).context(where_());
-    // Each document with the paths of its values written empty (`key:`),
-    // which a strategic-merge patch treats unlike `null` (kustom_api::empty_nulls).
-    let mut queue: std::collections::VecDeque<(Value, Vec<Value>)> =
-        std::collections::VecDeque::new();
-    yaml::for_each_document_with_empty_nulls(&text, |doc, empties| {
-        queue.push_back((doc, empties));
-        while let Some((doc, empties)) = queue.pop_front() {
-            match &doc {
-                Value::Null => continue,
-                Value::Object(m) if m.is_empty() => continue,
-                Value::Object(_) => {}
-                _ => {
-                    return Err(bad(
-                        "a resource must be a YAML mapping with apiVersion, kind and metadata.name"
-                            .into(),
-                    ))
-                }
-            }
-            let kind = resource::kind(&doc).to_string();
-            if kind.is_empty() {
-                return Err(bad("missing kind in object".into()));
-            }
-            if kind.ends_with("List") {
-                match doc.get("items") {
-                    None => {}
-                    Some(Value::Null) => continue,
-                    Some(Value::Array(_)) => {
-                        if let Value::Object(mut m) = doc {
-                            if let Some(Value::Array(items)) = m.remove("items") {
-                                queue.extend(items.into_iter().enumerate().map(|(i, item)| {
-                                    let prefix = [Value::from("items"), Value::from(i)];
-                                    (item, empty_nulls::below(&empties, &prefix))
-                                }));
-                            }
-                        }
-                        continue;
-                    }
-                    Some(_) => return Err(bad(format!("expected array in {kind}/items"))),
-                }
-            } else if resource::name(&doc).is_empty() {
-                return Err(bad(format!(
-                    "missing metadata.name in object of kind {kind}"
-                )));
-            }
-            let mut doc = doc;
-            empty_nulls::record(&mut doc, empties);
-            f(doc)?;
-        }
-        Ok(())
-    })
-    .map_err(|e| {
-        if e.message.contains(&where_()) {
-            e
-        } else {
-            e.context(path.display()).context(where_())
-        }
-    })
 }
 
 /// Whether a resource carries a pending hash suffix or a rename that

@@ -1,0 +1,106 @@
+//! Nested kustomizations: a base built once in an accumulator of its own
+//! and merged into its parent; a component run on its parent's accumulator.
+
+use super::remote::RemoteRoot;
+use super::resources::{canonical_dir, refuse_absolute_root};
+use super::{load_target, Builder, Target};
+use crate::fetch::remote::spec::RepoSpec;
+use crate::operations::accumulator::Accumulator;
+use crate::operations::origin::Trail;
+use kustom_api::Error;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+impl Builder {
+    /// Build a base directory with a fresh accumulator (cached per directory).
+    pub(super) fn build_base(
+        &self,
+        dir: &Path,
+        stack: &[PathBuf],
+        origin: Option<Trail>,
+        remote: Option<Arc<RemoteRoot>>,
+    ) -> Result<Accumulator, Error> {
+        // kustomize refuses a base that is, or contains, a directory being
+        // built: it would include itself.
+        if stack.iter().any(|s| s.starts_with(dir)) {
+            return Err(Error::new(format!(
+                "cycle detected: {} includes itself or a directory below it (through {})",
+                dir.display(),
+                stack
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
+            )));
+        }
+        let build = || {
+            let mut t = load_target(dir, origin.clone(), self.restrictor)?;
+            t.remote = remote.clone();
+            if t.kust.is_component() {
+                return Err(Error::new(format!(
+                    "expected kind != 'Component' for path '{}': a Component belongs under `components:`, not `resources:`",
+                    dir.display()
+                )));
+            }
+            let mut stack = stack.to_vec();
+            stack.push(dir.to_path_buf());
+            self.accumulate_target(&t, Accumulator::new(), &stack)
+                .map_err(|e| {
+                    e.context(format!("recursed accumulation of path '{}'", dir.display()))
+                })
+        };
+        // Origins depend on the path a base was reached by: no caching then.
+        if origin.is_some() {
+            return build();
+        }
+        let cell = {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            cache.entry(dir.to_path_buf()).or_default().clone()
+        };
+        cell.get_or_init(build).clone()
+    }
+
+    pub(super) fn accumulate_component(
+        &self,
+        parent: &Target,
+        path: &str,
+        acc: Accumulator,
+        stack: &[PathBuf],
+    ) -> Result<Accumulator, Error> {
+        let (dir, remote) = if let Ok(spec) = RepoSpec::parse(path) {
+            let (root, remote) = self.remote_base(parent, &spec)?;
+            (root, Some(remote))
+        } else {
+            let full = parent.dir.join(path);
+            if !full.is_dir() {
+                return Err(Error::new(format!(
+                    "component {path:?} listed in {} is not a directory: components must be directories with a kustomization of kind Component",
+                    parent.file.display()
+                )));
+            }
+            refuse_absolute_root(parent, path)?;
+            let dir = canonical_dir(&full)?;
+            self.check_containment(parent, &dir)?;
+            (dir, parent.remote.clone())
+        };
+        if stack.iter().any(|s| s.starts_with(&dir)) {
+            return Err(Error::new(format!(
+                "cycle detected at component {}",
+                dir.display()
+            )));
+        }
+        let mut t = load_target(&dir, parent.origin_of(path), self.restrictor)?;
+        t.remote = remote;
+        if !t.kust.is_component() {
+            return Err(Error::new(format!(
+                "expected kind 'Component' for path '{}' but got '{}'",
+                dir.display(),
+                t.kust.kind
+            )));
+        }
+        let mut stack = stack.to_vec();
+        stack.push(dir.clone());
+        self.accumulate_target(&t, acc, &stack)
+            .map_err(|e| e.context(format!("accumulating component '{}'", dir.display())))
+    }
+}
