@@ -9,7 +9,7 @@ mod support;
 
 use std::path::Path;
 use std::process::Command;
-use support::{DEPLOY, SVC};
+use support::{DEPLOY, REPLICAS_PATCH as PATCH, SVC};
 
 /// kustomize's default header.
 macro_rules! h {
@@ -22,14 +22,6 @@ const COMPONENT: &str = "apiVersion: kustomize.config.k8s.io/v1alpha1
 kind: Component
 commonAnnotations:
   from-component: \"yes\"
-";
-
-const PATCH: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 5
 ";
 
 /// What a case expects.

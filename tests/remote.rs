@@ -3,39 +3,11 @@
 //! and servers; the bytes must match, or both must fail.
 
 mod remote_world;
+mod support;
 
 use remote_world::{sh, write, World};
 use std::path::Path;
-
-const DEPLOY: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.25
-";
-
-const SERVICE: &str = "apiVersion: v1
-kind: Service
-metadata:
-  name: web
-spec:
-  ports:
-  - port: 80
-  selector:
-    app: web
-";
+use support::{DEPLOY, REPLICAS_PATCH as PATCH, SVC as SERVICE};
 
 const CM: &str = "apiVersion: v1
 kind: ConfigMap
@@ -55,14 +27,6 @@ metadata:
   name: w
 spec:
   config: settings
-";
-
-const PATCH: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 5
 ";
 
 /// Commits of the `base` repository.

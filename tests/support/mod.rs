@@ -167,3 +167,13 @@ spec:
   ports:
   - port: 80
 ";
+
+/// A strategic-merge patch that sets the `web` Deployment's replicas to 5.
+#[allow(dead_code)]
+pub const REPLICAS_PATCH: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 5
+";
