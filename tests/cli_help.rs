@@ -4,6 +4,7 @@
 mod support;
 
 use clap::CommandFactory;
+use std::path::Path;
 use std::process::Command;
 
 fn walk(cmd: &clap::Command, path: &mut Vec<String>, missing: &mut Vec<String>, count: &mut usize) {
@@ -78,5 +79,55 @@ fn completion_scripts() {
             String::from_utf8_lossy(&check.stderr)
         ),
         Err(_) => support::skip("bash not installed: completion script syntax not checked"),
+    }
+}
+
+/// A reader that has gone (`kustom … | head`) ends kustom as SIGPIPE ends a
+/// Unix tool: killed by the signal, with nothing on STDERR.
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let env = support::Env::new();
+    let mut big = String::from("resources:\n");
+    for i in 0..400 {
+        let name = format!("cm{i}.yaml");
+        env.write(
+            &name,
+            &format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{i}\ndata:\n  k: {}\n",
+                "v".repeat(200)
+            ),
+        );
+        big.push_str(&format!("- {name}\n"));
+    }
+    env.write("kustomization.yaml", &big);
+    let root = env.root().to_str().unwrap().to_string();
+    for args in [
+        vec!["build", root.as_str()],
+        vec!["completion", "fish"],
+        vec!["version"],
+        vec!["edit", "listbuiltin"],
+    ] {
+        let mut child = env
+            .command(Path::new(env!("CARGO_BIN_EXE_kustom")))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.signal(),
+            Some(13),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Error"),
+            "{args:?}: {stderr}"
+        );
     }
 }

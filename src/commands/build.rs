@@ -33,8 +33,11 @@ pub fn build_with(args: &BuildArgs, lock: Arc<LockState>, write: bool) -> Result
         Some(path) => write_output::write(resources, &built.top, path),
         None => {
             let started = std::time::Instant::now();
-            let written = output::render_to(resources, &built.top, &mut std::io::stdout().lock())
-                .map_err(|e| Error::new(format!("writing output: {e}")));
+            let written = super::stdout::checked(output::render_to(
+                resources,
+                &built.top,
+                &mut std::io::stdout().lock(),
+            ));
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "rendered");
             log_peak_memory();
             written

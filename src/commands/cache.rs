@@ -24,7 +24,7 @@ pub enum CacheCommand {
 pub fn run(cmd: &CacheCommand) -> Result<(), Error> {
     let cache = crate::fetch::remote::cache::Cache::new(crate::fetch::remote::cache::default_dir());
     match cmd {
-        CacheCommand::Dir => println!("{}", cache.root.display()),
+        CacheCommand::Dir => super::stdout::println(&cache.root.display().to_string())?,
         CacheCommand::Prune { older_than_days } => {
             let age = older_than_days.map(|d| std::time::Duration::from_secs(d * 86400));
             let (n, bytes) = cache.prune(age)?;

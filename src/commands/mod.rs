@@ -12,6 +12,7 @@ pub mod localize;
 pub mod lock;
 pub mod plugin;
 pub mod sandbox_args;
+pub mod stdout;
 pub mod version;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -112,13 +113,17 @@ pub fn main() -> i32 {
         Command::Completion { shell } => {
             let mut cmd = Cli::command();
             let name = invoked_name();
-            clap_complete::generate(shell, &mut cmd, name, &mut std::io::stdout());
-            0
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, name, &mut script);
+            report(stdout::print_bytes(&script))
         }
         Command::BuiltinPlugin { subcommand } => kustom_builtin::run(vec![subcommand]),
         Command::Plugin(cmd) => {
+            // Written whole at the end, so that a closed pipe is seen as one.
+            let mut listing = Vec::new();
             let result = build_settings::plugin_settings()
-                .and_then(|settings| plugin::run(&cmd, &settings, &mut std::io::stdout().lock()));
+                .and_then(|settings| plugin::run(&cmd, &settings, &mut listing))
+                .and_then(|()| stdout::print_bytes(&listing));
             report_as_is(result)
         }
         Command::Cache(cmd) => report_as_is(cache::run(&cmd)),

@@ -83,8 +83,7 @@ pub fn run(args: &VersionArgs) -> Result<(), Error> {
     if args.short {
         eprintln!("Flag --short has been deprecated, and will be removed in the future.");
     }
-    print!("{}", render(args)?);
-    Ok(())
+    super::stdout::print(&render(args)?)
 }
 
 #[cfg(test)]

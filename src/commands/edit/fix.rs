@@ -7,6 +7,7 @@
 
 use super::kustfile::KustFile;
 use super::util::{self, map_mut};
+use crate::commands::stdout;
 use clap::Args;
 use kustom_api::Error;
 use serde_json::{Map, Value};
@@ -30,26 +31,26 @@ pub fn run(args: &FixArgs) -> Result<(), Error> {
     fix_pre_marshalling(&mut k)?;
     if args.vars {
         super::fixvars::convert(&mut k)?;
-        println!(
+        stdout::println(
             "\nFixed fields:\n  patchesJson6902 -> patches\n  patchesStrategicMerge -> patches\n  commonLabels -> labels\n  vars -> replacements"
-        );
+        )?;
     } else {
-        println!(
+        stdout::println(
             "\nFixed fields:\n  patchesJson6902 -> patches\n  patchesStrategicMerge -> patches\n  commonLabels -> labels\n\n\
              To convert vars -> replacements, run the command `kustomize edit fix --vars`\n\n\
              WARNING: Converting vars to replacements will potentially overwrite many resource files \n\
              and the resulting files may not produce the same output when `kustomize build` is run. \n\
              We recommend doing this in a clean git repository where the change is easy to undo."
-        );
+        )?;
     }
     let written = file.write(&k);
     match render(Path::new(".")) {
-        Err(e) => println!(
+        Err(e) => stdout::println(&format!(
             "Warning: 'Fixed' kustomization now produces the error when running `kustomize build`: {e}"
-        ),
-        Ok(after) if Ok(&after) != before.as_ref() => println!(
+        ))?,
+        Ok(after) if Ok(&after) != before.as_ref() => stdout::println(&format!(
             "Warning: 'Fixed' kustomization now produces different output when running `kustomize build`:\n...{after}...",
-        ),
+        ))?,
         Ok(_) => {}
     }
     written

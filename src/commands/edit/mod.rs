@@ -60,10 +60,12 @@ pub fn run(cmd: &EditCommand) -> Result<(), Error> {
         EditCommand::Remove(c) => remove::run(c),
         EditCommand::Fix(a) => fix::run(a),
         EditCommand::ListBuiltin => {
+            let mut list = String::new();
             for kind in BUILTIN_KINDS {
-                println!("{kind}");
+                list.push_str(kind);
+                list.push('\n');
             }
-            Ok(())
+            crate::commands::stdout::print(&list)
         }
     }
 }

@@ -1,0 +1,47 @@
+//! Standard output as a Unix tool uses it: when the reader goes away
+//! (`kustom build | head`), kustom ends quietly, as SIGPIPE ends `cat`.
+//!
+//! Rust ignores SIGPIPE so that a plugin that stops reading its STDIN is a
+//! write error the core can report; only writes to kustom's own STDOUT are
+//! turned back into the signal's default.
+
+use kustom_api::Error;
+use std::io::Write;
+
+/// Write `text` to STDOUT.
+pub fn print(text: &str) -> Result<(), Error> {
+    print_bytes(text.as_bytes())
+}
+
+/// Write `bytes` to STDOUT.
+pub fn print_bytes(bytes: &[u8]) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    checked(out.write_all(bytes).and_then(|()| out.flush()))
+}
+
+/// Write `text` and a newline to STDOUT.
+pub fn println(text: &str) -> Result<(), Error> {
+    print(&format!("{text}\n"))
+}
+
+/// The result of writing to STDOUT: a closed pipe ends the process as
+/// SIGPIPE would; any other error is reported.
+pub fn checked(result: std::io::Result<()>) -> Result<(), Error> {
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => end_on_closed_pipe(),
+        Err(e) => Err(Error::new(format!("writing to standard output: {e}"))),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// End the process the way a Unix tool ends when its reader has gone:
+/// killed by SIGPIPE (status 141 in a shell), without a message.
+fn end_on_closed_pipe() -> ! {
+    // SAFETY: restoring a signal's default disposition and raising it in
+    // this process; nothing else runs concurrently at the end of a command.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
+    std::process::exit(128 + libc::SIGPIPE)
+}
