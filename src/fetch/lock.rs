@@ -169,6 +169,9 @@ pub struct LockState {
     /// Where the lock lives (`<build root>/kustom.lock`); None for builds
     /// whose root is not a local directory.
     pub path: Option<PathBuf>,
+    /// `--locked` without a lock file: fine until something needs a pin
+    /// (a third-party plugin, a remote resource), then an error.
+    pub file_missing: bool,
     recorded: std::sync::Mutex<Lock>,
 }
 
@@ -179,6 +182,7 @@ impl LockState {
             mode,
             pinned,
             path,
+            file_missing: false,
             recorded: std::sync::Mutex::new(Lock {
                 version: LOCK_VERSION,
                 ..Lock::default()
@@ -331,7 +335,8 @@ fn hex(bytes: &[u8]) -> String {
 
 impl LockState {
     /// The lock state of a build of `dir`: `Enforce` when `dir/kustom.lock`
-    /// exists, `Locked` with `--locked` (which needs the file), else `Unlocked`.
+    /// exists, `Locked` with `--locked` (a missing file is an error only once
+    /// something needs a pin), else `Unlocked`.
     /// A remote build target (a URL) has no lock beside it.
     pub fn for_build(dir: &Path, locked: bool) -> Result<Arc<LockState>, Error> {
         if !dir.is_dir() && !locked {
@@ -347,24 +352,30 @@ impl LockState {
             None => None,
         };
         let mode = match (&pinned, locked) {
-            (None, true) => {
-                return Err(Error::new(format!(
-                    "--locked: there is no {}; run `kustom lock {}` (with the same flags) after reviewing the plugins, and commit the file",
-                    path.as_deref()
-                        .unwrap_or_else(|| Path::new(LOCK_FILE))
-                        .display(),
-                    dir.display()
-                )))
-            }
             (_, true) => LockMode::Locked,
             (Some(_), false) => LockMode::Enforce,
             (None, false) => LockMode::Unlocked,
         };
-        Ok(Arc::new(LockState::new(
-            mode,
-            pinned.unwrap_or_default(),
-            path,
-        )))
+        let mut state = LockState::new(mode, pinned.clone().unwrap_or_default(), path);
+        state.file_missing = locked && pinned.is_none();
+        Ok(Arc::new(state))
+    }
+
+    /// With `--locked` and no lock file: the error for `what` (a plugin or
+    /// remote that would need a pin).
+    pub fn missing_file_error(&self, what: &str) -> Option<String> {
+        self.file_missing.then(|| {
+            let lock = self.path.as_deref().unwrap_or_else(|| Path::new(LOCK_FILE));
+            let root = lock
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map(|p| format!(" {}", p.display()))
+                .unwrap_or_default();
+            format!(
+                "--locked: {what} needs a pin, but there is no {}; run `kustom lock{root}` (with the same flags) after reviewing it, and commit the file",
+                lock.display()
+            )
+        })
     }
 
     /// After a successful build under an enforced lock: add the remotes the

@@ -128,6 +128,12 @@ impl Settings {
             .and_then(|p| p.parent())
             .map(|p| format!(" {}", p.display()))
             .unwrap_or_default();
+        if let Some(message) = self.lock.missing_file_error(&format!(
+            "plugin {name} ({}, sha256 {sha256})",
+            path.display()
+        )) {
+            return Err(Error::new(message));
+        }
         match self.lock.pinned.plugin(name) {
             Some(pin) if pin.sha256 == sha256 => Ok(()),
             Some(pin) => Err(Error::new(format!(

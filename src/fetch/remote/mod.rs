@@ -89,6 +89,9 @@ impl Fetcher {
     }
 
     fn not_in_lock(&self, url: &str) -> Option<String> {
+        if let Some(message) = self.lock.missing_file_error(url) {
+            return Some(message);
+        }
         (self.lock.mode == LockMode::Locked && self.lock.pinned.remote(url).is_none()).then(|| {
             format!(
                 "{url} is not in {} and --locked forbids adding it; run `kustom lock` to record it",
