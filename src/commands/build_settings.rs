@@ -94,8 +94,8 @@ pub struct BuildArgs {
     /// Largest output a plugin may write, in bytes.
     #[arg(long, default_value_t = 256 * 1024 * 1024)]
     pub plugin_max_output: usize,
-    /// Fail unless DIR/kustom.lock exists and pins everything the build runs and fetches
-    /// (never add to or change it).
+    /// Fail if a plugin or remote the build needs is not pinned in DIR/kustom.lock
+    /// (never add to or change it; a build needing no pin needs no lock file).
     #[arg(long)]
     pub locked: bool,
     /// Plugin confinement, grants and audit.
