@@ -1006,6 +1006,12 @@ fn cases() -> Vec<Case> {
             want: Error("cannot unmarshal bool into Go struct field"),
         },
         Case {
+            name: "remove a missing annotation names it an annotation, as kustomize's removeFromMap does",
+            given: Some(concat!(h!(), "resources:\n- deploy.yaml\ncommonAnnotations:\n  a: x1\n")),
+            args: &["edit", "remove", "annotation", "z"],
+            want: Error("annotation z is not defined in kustomization file"),
+        },
+        Case {
             name: "remove annotation without commonAnnotations",
             given: Some(BASE),
             args: &["edit", "remove", "annotation", "a"],

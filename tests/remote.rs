@@ -189,6 +189,8 @@ struct Case {
     kustomization: String,
     args: Vec<String>,
     ok: bool,
+    /// What kustom's message must say when the case fails.
+    says: Option<&'static str>,
 }
 
 fn case(name: impl Into<String>, kustomization: impl Into<String>, ok: bool) -> Case {
@@ -197,6 +199,7 @@ fn case(name: impl Into<String>, kustomization: impl Into<String>, ok: bool) -> 
         kustomization: kustomization.into(),
         args: Vec::new(),
         ok,
+        says: None,
     }
 }
 
@@ -258,6 +261,14 @@ fn cases(w: &World, s: &Shas) -> Vec<Case> {
         bad("bad ref", "resources:\n- github.com/org/base/deploy?ref=nope\n".into()),
         bad("missing repository", "resources:\n- github.com/org/missing/deploy?ref=v1\n".into()),
         bad("path not in repository", "resources:\n- github.com/org/base/absent?ref=v1\n".into()),
+        Case {
+            says: Some("expecting directory"),
+            ..bad("path that is a file", "resources:\n- github.com/org/base/deploy/deployment.yaml?ref=v1\n".into())
+        },
+        Case {
+            says: Some("expecting directory"),
+            ..bad("component path that is a file", "resources:\n- github.com/org/base/deploy?ref=v1\ncomponents:\n- github.com/org/base/deploy/service.yaml?ref=v1\n".into())
+        },
         bad("directory without kustomization", "resources:\n- github.com/org/base/notakust?ref=v1\n".into()),
         bad("path exits repository", "resources:\n- https://github.com/org/base//deploy/../../x?ref=v1\n".into()),
         bad("local base escaping the clone", "resources:\n- github.com/org/base/escape?ref=v1\n".into()),
@@ -324,6 +335,14 @@ fn check(w: &World, c: &Case) -> Option<String> {
             if ours_ok { "succeeded" } else { "failed" },
             if c.ok { "success" } else { "failure" }
         ));
+    }
+    if let (false, Some(says)) = (ours_ok, c.says) {
+        if !stderr.contains(says) {
+            return Some(format!(
+                "{}: the message does not say {says:?}:\n{stderr}",
+                c.name
+            ));
+        }
     }
     if !ours_ok && !stdout.is_empty() {
         return Some(format!("{}: partial output on failure:\n{stdout}", c.name));

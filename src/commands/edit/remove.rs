@@ -137,8 +137,14 @@ fn remove_paths(patterns: &[String], field: &str, what: &str) -> Result<(), Erro
 }
 
 fn remove_metadata(args: &RemoveMetadataArgs, field: &str) -> Result<(), Error> {
-    // kustomize names both kinds "label" in these messages.
+    // kustomize names both kinds "label" when checking the arguments, but
+    // its missing-key message names the field's own kind.
     let kind = "label";
+    let entry_kind = if field == "commonAnnotations" {
+        "annotation"
+    } else {
+        "label"
+    };
     let arg = match args.keys.as_slice() {
         [] => return Err(Error::new(format!("must specify {kind}"))),
         [one] => one,
@@ -162,7 +168,7 @@ fn remove_metadata(args: &RemoveMetadataArgs, field: &str) -> Result<(), Error> 
         for key in &keys {
             if map.remove(*key).is_none() && !args.ignore {
                 return Err(Error::new(format!(
-                    "{kind} {key} is not defined in kustomization file"
+                    "{entry_kind} {key} is not defined in kustomization file"
                 )));
             }
         }

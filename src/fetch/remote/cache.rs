@@ -170,8 +170,10 @@ impl Cache {
         } else {
             entry.join(sub)
         };
-        if !start.exists() {
-            // A missing path is reported by the build; nothing to verify.
+        if !start.is_dir() {
+            // A missing path, or a file where a directory belongs, is
+            // reported by the build ("expecting directory"); nothing of it
+            // is read, so there is nothing to verify.
             return Ok(true);
         }
         let now = digests(&start, &prefix)?;
