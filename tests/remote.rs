@@ -750,3 +750,76 @@ fn localize_vendors_a_remote_tree() {
     let noref = w.kustom(&["localize", "github.com/org/base/deploy"], w.tmp.path());
     assert!(String::from_utf8_lossy(&noref.stderr).contains("missing ref"));
 }
+
+/// A fetch that takes over a second says so on STDERR, once; `-q` and fast
+/// fetches say nothing.
+#[test]
+fn slow_fetches_say_what_they_are_doing() {
+    let w = World::new();
+    let _ = populate(&w);
+    let dir = w.tmp.path().join("slow");
+    let slow = w.http.url("/slow/cm.yaml");
+    let fast = w.http.url("/files/cm.yaml");
+    write(
+        &dir,
+        &[("kustomization.yaml", &format!("resources:\n- {slow}\n"))],
+    );
+    let out = w.kustom(&["build", "."], &dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.matches(&format!("Fetching {slow}")).count(), 1, "{err}");
+    std::fs::remove_dir_all(&w.cache).unwrap();
+    let quiet = w.kustom(&["build", "-q", "."], &dir);
+    assert!(quiet.status.success());
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("Fetching"));
+    write(
+        &dir,
+        &[("kustomization.yaml", &format!("resources:\n- {fast}\n"))],
+    );
+    let quick = w.kustom(&["build", "."], &dir);
+    assert!(quick.status.success());
+    assert!(!String::from_utf8_lossy(&quick.stderr).contains("Fetching"));
+}
+
+/// With the network down and the ref in the cache, the error says that
+/// `--offline` would build.
+#[test]
+fn network_down_with_a_cached_ref_suggests_offline() {
+    let mut w = World::new();
+    let _ = populate(&w);
+    let dir = w.tmp.path().join("down");
+    write(
+        &dir,
+        &[(
+            "kustomization.yaml",
+            "resources:\n- github.com/org/base/deploy?ref=v1\n",
+        )],
+    );
+    let online = w.kustom(&["build", "."], &dir);
+    assert!(
+        online.status.success(),
+        "{}",
+        String::from_utf8_lossy(&online.stderr)
+    );
+    // Every route now leads nowhere.
+    let nowhere = w.tmp.path().join("no-such-server/");
+    for (k, _) in w.routes.iter_mut() {
+        if k.ends_with(".insteadOf") {
+            *k = format!("url.{}.insteadOf", nowhere.display());
+        }
+    }
+    let down = w.kustom(&["build", "."], &dir);
+    assert!(!down.status.success());
+    let err = String::from_utf8_lossy(&down.stderr);
+    assert!(
+        err.contains("--offline") && err.contains("would build"),
+        "{err}"
+    );
+    let offline = w.kustom(&["build", "--offline", "."], &dir);
+    assert!(
+        offline.status.success(),
+        "{}",
+        String::from_utf8_lossy(&offline.stderr)
+    );
+    assert_eq!(offline.stdout, online.stdout);
+}

@@ -30,6 +30,9 @@ pub struct Cli {
     /// Log what happens (-v: debug, -vv: trace); RUST_LOG works too.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
+    /// Say nothing on STDERR but warnings and errors (no "Fetching …" lines).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -106,6 +109,7 @@ pub fn main() -> i32 {
     }
     let cli = parse_args();
     init_logging(cli.verbose);
+    crate::fetch::progress::set_quiet(cli.quiet);
     match cli.command {
         Command::Version(args) => report(version::run(&args)),
         Command::Edit(cmd) => report(edit::run(&cmd)),

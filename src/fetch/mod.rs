@@ -2,4 +2,5 @@
 //! http, the cache) and `kustom.lock`.
 
 pub mod lock;
+pub mod progress;
 pub mod remote;

@@ -64,7 +64,12 @@ fn handle(mut stream: Box<dyn ReadWrite>, files: &Files, seen: &Arc<Mutex<Vec<Se
         }
     }
     drop(reader);
-    let clean = path.split('?').next().unwrap_or("").to_string();
+    let mut clean = path.split('?').next().unwrap_or("").to_string();
+    if let Some(name) = clean.strip_prefix("/slow/") {
+        // A slow server: the file, a second and a half late.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        clean = format!("/files/{name}");
+    }
     let (status, headers, body): (u16, Vec<String>, Vec<u8>) =
         if let Some(name) = clean.strip_prefix("/files/") {
             match files.lock().unwrap().get(name) {

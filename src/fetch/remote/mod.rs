@@ -13,6 +13,7 @@ pub mod http;
 pub mod spec;
 
 use crate::fetch::lock::{LockMode, LockState, RemotePin};
+use crate::fetch::progress;
 use cache::{Cache, FileMeta};
 use spec::RepoSpec;
 use std::collections::{BTreeMap, HashMap};
@@ -156,7 +157,10 @@ impl Fetcher {
                     self.cache.root.display()
                 )))
             }
-            (_, cached) => self.download(url, cached)?,
+            (_, cached) => {
+                let _announce = progress::announce_if_slow(url.to_string());
+                self.download(url, cached)?
+            }
         };
         let sha =
             crate::fetch::lock::file_sha256(&path).map_err(|e| FileError::Other(e.to_string()))?;
@@ -238,7 +242,13 @@ impl Fetcher {
                 .clone()
         };
         let mut checkout = memo
-            .get_or_init(|| self.checkout(spec, &url, &git_ref, false))
+            .get_or_init(|| {
+                let _announce = (!self.offline).then(|| {
+                    let at = if git_ref.is_empty() { "HEAD" } else { &git_ref };
+                    progress::announce_if_slow(format!("{url} at {at}"))
+                });
+                self.checkout(spec, &url, &git_ref, false)
+            })
             .clone()?;
         let root = checkout.dir.join(&spec.root);
         if !self
@@ -292,7 +302,16 @@ impl Fetcher {
                 }
             }
         } else {
-            git::ls_remote(url, git_ref, deadline).map_err(|e| e.to_string())?
+            git::ls_remote(url, git_ref, deadline).map_err(|e| {
+                match self.cache.refs(url).get(ref_key) {
+                    // The network is down (or the server refuses) but an
+                    // earlier build cached the ref: say how to use it.
+                    Some(cached) => format!(
+                        "{e}\nthe cache holds {ref_key} of {url} (commit {cached}): `kustom build --offline` would build from it"
+                    ),
+                    None => e.to_string(),
+                }
+            })?
         };
         if let Some(c) = &commit {
             let entry = self.cache.checkout(url, c, spec.submodules);
