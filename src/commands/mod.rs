@@ -154,7 +154,14 @@ fn parse_args() -> Cli {
 fn as_kustomize(cmd: clap::Command) -> clap::Command {
     let cmd = match cmd.get_after_help() {
         Some(h) => {
-            let text = h.to_string().replace("  kustom ", "  kustomize ");
+            // Examples, and the file names of completion scripts (fish loads
+            // `kustomize.fish` for `kustomize`, zsh `_kustomize`).
+            let text = h
+                .to_string()
+                .replace("  kustom ", "  kustomize ")
+                .replace("  source <(kustom ", "  source <(kustomize ")
+                .replace("/_kustom\"", "/_kustomize\"")
+                .replace("/kustom.fish", "/kustomize.fish");
             cmd.after_help(text)
         }
         None => cmd,

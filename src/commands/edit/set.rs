@@ -13,9 +13,12 @@ use std::collections::BTreeMap;
 pub enum SetCommand {
     /// Sets images and their new names, new tags or digests in the kustomization file.
     #[command(
-        long_about = "Sets images and their new names, new tags or digests in the kustomization file, \
-                      replacing an entry of the same name. The tag may contain alphanumerics, '.', '_' and '-'. \
-                      Passing * as the new name, tag or digest keeps the value already in the file.",
+        long_about = "Sets images and their new names, new tags or digests in the kustomization file. \
+                      Each IMAGE is <image>=<newimage>[:<newtag>][@<digest>], <image>:<newtag>[@<digest>] \
+                      or <image>@<digest>; a registry's port (registry:5000/app) belongs to the name, and the \
+                      tag is whatever follows the last ':' after it. An entry of the same image name is \
+                      replaced, other entries are kept, and the list is sorted by name. Passing * as the new \
+                      name, tag or digest keeps the value already in the file.",
         after_help = "Examples:\n  kustom edit set image postgres=eu.gcr.io/my-project/postgres:latest\n  kustom edit set image node:8.15.0 mysql=mariadb alpine@sha256:24a0c4b4a4c0eb97a1aabb8e29f18e917d05abfe1b7a7c07857230879ce7d3d3\n  kustom edit set image app=*:v2"
     )]
     Image {
