@@ -24,8 +24,8 @@ mod write;
 
 pub use read::{
     for_each_document, for_each_document_with_empty_nulls, parse_kustomization, parse_stream,
-    parse_stream_with_empty_nulls, parse_stream_with_lines, YamlError, DEFAULT_ALIAS_BUDGET,
-    ENV_ALIAS_BUDGET, MAX_NESTING,
+    parse_stream_as_patch, parse_stream_with_empty_nulls, parse_stream_with_lines, YamlError,
+    DEFAULT_ALIAS_BUDGET, ENV_ALIAS_BUDGET, MAX_NESTING,
 };
 pub use scalars::{scalars_in_order, PathScalar};
 pub use write::{to_yaml, to_yaml_stream, try_to_yaml, try_to_yaml_stream, write_yaml};

@@ -80,6 +80,24 @@ thread_local! {
     static LENIENT_V2: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Parse a strategic-merge patch that is applied as written (a `patches:`
+/// entry without a `target`): like [`parse_stream`], except that a null
+/// annotation value stays null, since kustomize merges the patch's own
+/// nodes and a null there deletes the key. Where kustomize copies a patch's
+/// annotations as a string map first (a `target`, `patchesStrategicMerge`),
+/// use [`parse_stream`], which reads them as their text (`"null"`).
+pub fn parse_stream_as_patch(text: &str) -> Result<Vec<Value>, Error> {
+    NULL_ANNOTATIONS_KEPT.with(|m| m.set(true));
+    let result = parse_stream(text);
+    NULL_ANNOTATIONS_KEPT.with(|m| m.set(false));
+    result
+}
+
+thread_local! {
+    /// Set while [`parse_stream_as_patch`] runs.
+    static NULL_ANNOTATIONS_KEPT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 fn rules() -> Rules {
     if LENIENT_V2.with(|m| m.get()) {
         Rules::V2
@@ -436,7 +454,10 @@ impl Builder {
                 mark,
             } => {
                 let line = self.first_line + mark.line;
-                let annotation = self.is_annotation_value();
+                let annotation = self.is_annotation_value()
+                    && !(style == ScalarStyle::Plain
+                        && is_plain_null(&value)
+                        && NULL_ANNOTATIONS_KEPT.with(|m| m.get()));
                 let value = if style == ScalarStyle::Folded && !annotation {
                     folded_after_kyaml(value)
                 } else {
@@ -1131,6 +1152,11 @@ fn go_string_from_bytes(mut b: &[u8]) -> String {
     }
 }
 
+/// A plain scalar that YAML reads as null.
+fn is_plain_null(text: &str) -> bool {
+    matches!(text, "" | "~" | "null" | "Null" | "NULL")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1147,6 +1173,20 @@ mod tests {
             Ok(v) => panic!("expected an error for {text:?}, got {v:?}"),
             Err(e) => e,
         }
+    }
+
+    #[test]
+    fn patch_annotations_keep_their_nulls() {
+        let text = "kind: A\nmetadata:\n  name: a\n  annotations:\n    gone: null\n    tilde: ~\n    empty:\n    quoted: \"null\"\n    hex: 0x1F\n";
+        let patch = &parse_stream_as_patch(text).unwrap()[0]["metadata"]["annotations"];
+        assert_eq!(patch["gone"], Value::Null);
+        assert_eq!(patch["tilde"], Value::Null);
+        assert_eq!(patch["empty"], Value::Null);
+        assert_eq!(patch["quoted"], "null");
+        assert_eq!(patch["hex"], "0x1F");
+        let resource = &parse_stream(text).unwrap()[0]["metadata"]["annotations"];
+        assert_eq!(resource["gone"], "null");
+        assert_eq!(resource["tilde"], "~");
     }
 
     #[test]
