@@ -11,6 +11,7 @@ pub mod empty_nulls;
 pub mod error;
 pub mod fieldspec;
 pub mod files;
+pub mod go_regex;
 pub mod json;
 pub mod paths;
 pub mod protocol;
