@@ -233,13 +233,13 @@ pub fn decode(text: &str) -> Result<Kustomization, Error> {
     let doc = docs.into_iter().next().unwrap_or(Value::Null);
     match doc {
         Value::Null => Ok(Map::new()),
-        Value::Object(_) => match super::types::normalize(&doc, &super::types::KUSTOMIZATION)? {
+        Value::Object(_) => match crate::operations::kustomization::types::normalize(&doc, &crate::operations::kustomization::types::KUSTOMIZATION)? {
             Some(Value::Object(m)) => Ok(m),
             _ => Ok(Map::new()),
         },
         other => Err(Error::new(format!(
             "invalid Kustomization: json: cannot unmarshal {} into Go value of type types.Kustomization",
-            super::types::json_kind(&other)
+            crate::operations::kustomization::types::json_kind(&other)
         ))),
     }
 }

@@ -9,7 +9,6 @@ mod fixvars;
 pub mod kustfile;
 pub mod remove;
 pub mod set;
-pub mod types;
 pub mod util;
 
 use clap::{Args, Subcommand};

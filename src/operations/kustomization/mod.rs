@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod nulls;
+pub mod types;
 
 /// The file names kustomize accepts, in the order it looks for them.
 pub const FILE_NAMES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];

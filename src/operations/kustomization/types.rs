@@ -1,4 +1,4 @@
-//! The shape of kustomize's `Kustomization` type, for decoding the file as
+//! The shape of kustomize's `Kustomization` type (data), for decoding a file as
 //! kustomize does before an edit: unknown fields are errors (Go's
 //! `DisallowUnknownFields`), scalars must have the field's type, empty
 //! `omitempty` fields disappear and absent fields without `omitempty` come
