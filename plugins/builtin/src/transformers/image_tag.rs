@@ -9,7 +9,7 @@
 //! An image both passes reach is rewritten twice; that only shows with
 //! `tagSuffix`, which kustomize then appends twice too.
 
-use crate::prefix_suffix::{set_untagged_scalar, wrong_kind};
+use super::prefix_suffix::{set_untagged_scalar, wrong_kind};
 use crate::Ctx;
 use kustom_api::fieldspec::{config_field_specs, config_str_field, visit_fields, FieldSpec};
 use kustom_api::{resource, Error, Value};

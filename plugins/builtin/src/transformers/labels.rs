@@ -3,7 +3,7 @@
 //! templates, … — whichever specs the config lists). Also the shared engine
 //! of `AnnotationsTransformer`.
 
-use crate::shared_entries;
+use super::shared_entries;
 use crate::Ctx;
 use kustom_api::fieldspec::{config_field_specs, config_string, FieldSpec};
 use kustom_api::{Error, Value};

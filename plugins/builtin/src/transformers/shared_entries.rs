@@ -9,7 +9,7 @@
 //! changes them all. Resources travel as JSON here, so the links are kept as
 //! a list of `{key, paths}` groups in an internal annotation.
 
-use crate::prefix_suffix::wrong_kind;
+use super::prefix_suffix::wrong_kind;
 use kustom_api::fieldspec::{visit_fields, FieldSpec};
 use kustom_api::protocol::SHARED_ENTRIES;
 use kustom_api::{resource, Error, Map, Value};

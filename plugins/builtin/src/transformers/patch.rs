@@ -7,10 +7,11 @@
 //! Which kind a patch is follows kustomize: the text is parsed both ways and
 //! exactly one must succeed.
 
-use crate::patch_json6902::{self, string_field, Operation};
-use crate::patch_strategic_merge::{apply_to_selected, parse_resources};
-use crate::target::{self, Selector};
-use crate::{smp, Ctx};
+use super::patch_json6902::{self, string_field, Operation};
+use super::patch_strategic_merge::{apply_to_selected, parse_resources};
+use crate::merging::smp;
+use crate::selecting::target::{self, Selector};
+use crate::Ctx;
 use kustom_api::schema::Schema;
 use kustom_api::{err, protocol, resource, Error, Map, Value};
 use std::borrow::Cow;

@@ -38,8 +38,8 @@
 //! way, `-` on an empty list) this returns an error. A null leaf's text is
 //! taken to be empty (kustomize uses its spelling: `null`, `~` or nothing).
 
-use crate::prefix_suffix::set_untagged_scalar;
-use crate::target::{select_with, Selector};
+use super::prefix_suffix::set_untagged_scalar;
+use crate::selecting::target::{select_with, Selector};
 use crate::Ctx;
 use kustom_api::fieldspec::{config_str_field, config_string, split_path, visit_fields, FieldSpec};
 use kustom_api::{err, resource, yaml, Error, Gvk, Value};
@@ -562,7 +562,7 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generator_common::test_support::Scratch;
+    use crate::generators::generator_common::test_support::Scratch;
     use kustom_api::protocol;
     use serde_json::json;
     use std::path::PathBuf;

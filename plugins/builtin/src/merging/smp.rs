@@ -22,7 +22,7 @@
 //! one, ...). `kubectl kustomize` shows them, so this module reproduces them:
 //! the comments at each step say which outcome is being reproduced.
 
-use crate::target;
+use crate::selecting::target;
 use crate::Ctx;
 use kustom_api::schema::{Schema, SchemaNode};
 use kustom_api::{empty_nulls, err, protocol, resource, Error, Gvk, Map, Value};

@@ -7,7 +7,7 @@
 //! disabled, the hash-suffix request as build annotations; the name suffix
 //! itself is added later by `HashTransformer`.
 
-use crate::generator_common::{base64_wrapped, base_object, finish, load_data, GeneratorArgs};
+use super::generator_common::{base64_wrapped, base_object, finish, load_data, GeneratorArgs};
 use crate::Ctx;
 use kustom_api::{Error, Map, Value};
 
@@ -39,7 +39,7 @@ pub fn generate(config: &Value, ctx: &Ctx) -> Result<Vec<Value>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generator_common::test_support::{finish_build, Scratch};
+    use crate::generators::generator_common::test_support::{finish_build, Scratch};
     use kustom_api::{protocol, resource};
     use serde_json::json;
 

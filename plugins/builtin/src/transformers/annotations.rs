@@ -2,7 +2,7 @@
 //! the annotation mappings named by the field specs (object metadata and
 //! pod templates with kustomize's defaults).
 
-use crate::labels::{add_entries, string_map};
+use super::labels::{add_entries, string_map};
 use crate::Ctx;
 use kustom_api::fieldspec::config_field_specs;
 use kustom_api::{Error, Value};

@@ -8,7 +8,7 @@
 //! "default".
 
 use super::scalar;
-use crate::target::LabelSelector;
+use crate::selecting::target::LabelSelector;
 use kustom_api::{err, protocol, resource, Error, Gvk, ResId, Value};
 
 /// The current id of a resource followed by its previous ids, oldest first,

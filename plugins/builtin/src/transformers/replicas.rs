@@ -6,7 +6,7 @@
 //! setting written against a base name still applies after a prefix. No
 //! match for any spec is an error, as in kustomize.
 
-use crate::prefix_suffix::wrong_kind;
+use super::prefix_suffix::wrong_kind;
 use crate::Ctx;
 use kustom_api::fieldspec::{config_field_specs, config_str_field, visit_fields, FieldSpec};
 use kustom_api::{resource, Error, ResId, Value};

@@ -14,7 +14,7 @@
 //! Every resource's id before the change is recorded in the previous-id
 //! annotations, and two resources ending up with the same id is an error.
 
-use crate::prefix_suffix::wrong_kind;
+use super::prefix_suffix::wrong_kind;
 use crate::Ctx;
 use kustom_api::fieldspec::{
     config_field_specs, config_str_field, read_bool, visit_fields, FieldSpec,

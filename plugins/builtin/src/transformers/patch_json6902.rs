@@ -15,8 +15,8 @@
 //! Go's float64 numbers and rewrites the annotations as strings, keeping its
 //! internal annotations; this module does the same.
 
-use crate::smp;
-use crate::target;
+use crate::merging::smp;
+use crate::selecting::target;
 use crate::Ctx;
 use kustom_api::{err, resource, Error, Map, Value};
 

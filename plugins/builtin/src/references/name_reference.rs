@@ -872,7 +872,7 @@ mod tests {
 
     /// The default table, read from the data file.
     fn default_table() -> Value {
-        let text = include_str!("../../../api/src/data/fieldspecs/namereference.yaml");
+        let text = include_str!("../../../../api/src/data/fieldspecs/namereference.yaml");
         let docs = yaml::parse_stream(text).expect("namereference.yaml parses");
         match docs.as_slice() {
             [doc] => doc["nameReference"].clone(),

@@ -6,7 +6,7 @@
 //! kustomize does); `type` defaults to `Opaque`. Build annotations as for
 //! ConfigMapGenerator.
 
-use crate::generator_common::{base64_wrapped, base_object, finish, load_data, GeneratorArgs};
+use super::generator_common::{base64_wrapped, base_object, finish, load_data, GeneratorArgs};
 use crate::Ctx;
 use kustom_api::{Error, Map, Value};
 
@@ -34,7 +34,7 @@ pub fn generate(config: &Value, ctx: &Ctx) -> Result<Vec<Value>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generator_common::test_support::{finish_build, Scratch};
+    use crate::generators::generator_common::test_support::{finish_build, Scratch};
     use serde_json::json;
 
     // Expected objects are `kubectl kustomize` (v5.5.0) output for the same

@@ -3,8 +3,10 @@
 //! id), and the patch's list of resources is parsed the way kustomize parses
 //! resource files.
 
-use crate::patch_json6902::string_field;
-use crate::{smp, target, Ctx};
+use super::patch_json6902::string_field;
+use crate::merging::smp;
+use crate::selecting::target;
+use crate::Ctx;
 use kustom_api::schema::Schema;
 use kustom_api::{err, resource, Error, Value};
 use std::borrow::Cow;
@@ -335,7 +337,8 @@ metadata:
         transform(&psm, &mut resources, &ctx).expect("strategic merge");
         let json6902 = json!({"apiVersion": "builtin", "kind": "PatchJson6902Transformer",
             "target": {"version": "v1", "kind": "Service", "name": "svc"}, "path": "ops.yaml"});
-        crate::patch_json6902::transform(&json6902, &mut resources, &ctx).expect("json6902");
+        crate::transformers::patch_json6902::transform(&json6902, &mut resources, &ctx)
+            .expect("json6902");
         for r in &mut resources {
             for a in protocol::BUILD_ANNOTATIONS {
                 resource::remove_annotation(r, a);
@@ -346,7 +349,7 @@ metadata:
         let bad = json!({"apiVersion": "builtin", "kind": "PatchJson6902Transformer",
             "target": {"name": "svc"}, "jsonOp": "[{\"op\": \"test\", \"path\": \"/spec/ports/0/port\", \"value\": 80}]"});
         assert_eq!(
-            crate::patch_json6902::transform(&bad, &mut resources, &ctx)
+            crate::transformers::patch_json6902::transform(&bad, &mut resources, &ctx)
                 .expect_err("test fails")
                 .message,
             "testing value /spec/ports/0/port failed: test failed"

@@ -499,7 +499,7 @@ pub(crate) mod test_support {
     /// Hash-suffix the generated objects and drop the build annotations, as
     /// the rest of a build does: the result is what `kubectl kustomize` prints.
     pub fn finish_build(mut objs: Vec<Value>, ctx: &Ctx) -> Vec<Value> {
-        crate::hash::transform(&Value::Null, &mut objs, ctx).expect("hash");
+        crate::transformers::hash::transform(&Value::Null, &mut objs, ctx).expect("hash");
         for obj in &mut objs {
             for key in protocol::BUILD_ANNOTATIONS {
                 kustom_api::resource::remove_annotation(obj, key);

@@ -1,0 +1,3 @@
+//! Merging engines the patch transformers share: strategic merge.
+
+pub mod smp;

@@ -1,0 +1,3 @@
+//! Choosing resources: patch-target selectors and resource ids.
+
+pub mod target;
