@@ -7,8 +7,9 @@
 //! Which kind a patch is follows kustomize: the text is parsed both ways and
 //! exactly one must succeed.
 
-use super::patch_json6902::{self, string_field, Operation};
+use super::patch_json6902::string_field;
 use super::patch_strategic_merge::{apply_to_selected, parse_resources};
+use crate::merging::json_patch::{self, Operation};
 use crate::merging::smp;
 use crate::selecting::target::{self, Selector};
 use crate::Ctx;
@@ -151,7 +152,7 @@ impl PatchTransformer {
         for i in target::select_with(resources, sel)? {
             let res = &mut resources[i];
             target::store_previous_id(res);
-            patch_json6902::apply_keeping_annotations(res, ops)?;
+            json_patch::apply_keeping_annotations(res, ops)?;
         }
         Ok(())
     }
@@ -163,7 +164,7 @@ fn json_ops(text: &str) -> Result<Vec<Operation>, Error> {
     if text.is_empty() {
         return Err(err!("empty json patch operations"));
     }
-    patch_json6902::decode(text)
+    json_patch::decode(text)
 }
 
 /// The config as kustomize prints it in errors: the plugin fields only.
