@@ -39,6 +39,7 @@
 //! taken to be empty (kustomize uses its spelling: `null`, `~` or nothing).
 
 use super::prefix_suffix::set_untagged_scalar;
+use crate::selecting::path_elements::{self, atoi, is_index, is_list_selector, split_selector};
 use crate::selecting::target::{select_with, Selector};
 use crate::Ctx;
 use kustom_api::fieldspec::{config_str_field, config_string, split_path, visit_fields, FieldSpec};
@@ -270,22 +271,9 @@ fn insert_path_part(path: &str, pos: usize, part: &str) -> String {
 // Walking a field path
 // ---------------------------------------------------------------------------
 
-/// The YAML node kind names kyaml uses in its errors.
-fn kind_name(value: &Value) -> &'static str {
-    match value {
-        Value::Object(_) => "MappingNode",
-        Value::Array(_) => "SequenceNode",
-        _ => "ScalarNode",
-    }
-}
-
 /// kyaml's "wrong node kind" error, with the node's contents.
 fn wrong_kind(expected: &str, node: &Value) -> Error {
-    err!(
-        "wrong node kind: expected {expected} but got {}: node contents:\n{}",
-        kind_name(node),
-        yaml::to_yaml(node)
-    )
+    path_elements::wrong_kind(expected, node, &yaml::to_yaml(node))
 }
 
 /// The text of a scalar node. A null's spelling is lost in the JSON model;
@@ -297,29 +285,6 @@ fn scalar_text(value: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Null | Value::Object(_) | Value::Array(_) => String::new(),
     }
-}
-
-/// Go's `strconv.Atoi`: an optional sign and decimal digits, in range.
-fn go_atoi(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
-}
-
-/// A bracketed list selector (`[name=app]`, `[=value]`).
-fn is_list_selector(part: &str) -> bool {
-    part.starts_with('[') && part.ends_with(']')
-}
-
-/// `[name=value]` → ("name", "value"); `[=value]` → ("", "value").
-fn split_selector(part: &str) -> Result<(&str, &str), Error> {
-    let inner = part.strip_suffix(']').unwrap_or(part);
-    let inner = inner.strip_prefix('[').unwrap_or(inner);
-    inner.split_once('=').ok_or_else(|| {
-        err!("list path element must contain fieldName=fieldValue for element to match")
-    })
 }
 
 /// The field path's parts: split at unescaped `/`, trimmed, empties dropped.
@@ -350,7 +315,7 @@ fn walk(
     };
     // A scalar the walk created is never null, whatever its JSON stand-in.
     let is_null = node.is_null() && made.is_none();
-    if let Some(index) = go_atoi(part) {
+    if let Some(index) = atoi(part) {
         if index < 0 {
             return Err(err!("array index {index} cannot be negative"));
         }
@@ -433,9 +398,7 @@ fn walk(
                 let next = rest.first().map(String::as_str);
                 let new = match next {
                     None => Value::Null,
-                    Some(n) if is_list_selector(n) || go_atoi(n).is_some_and(|i| i >= 0) => {
-                        Value::Array(Vec::new())
-                    }
+                    Some(n) if is_list_selector(n) || is_index(n) => Value::Array(Vec::new()),
                     Some(_) => Value::Object(kustom_api::Map::new()),
                 };
                 map.insert(part.clone(), new);

@@ -10,6 +10,7 @@
 //! Both are reproduced here over JSON values, with their error texts.
 
 use super::scalar;
+use crate::selecting::path_elements::{self, atoi, is_index, is_list_selector, split_selector};
 use kustom_api::{err, Error, Value};
 use regex::Regex;
 
@@ -67,50 +68,9 @@ fn split_escaped(path: &str) -> Vec<String> {
     out
 }
 
-/// Go's `strconv.Atoi`: an optional sign and decimal digits, in range.
-fn atoi(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
-}
-
-/// A non-negative list index (`0`, `+1`).
-fn is_index(part: &str) -> bool {
-    atoi(part).is_some_and(|i| i >= 0)
-}
-
-/// A bracketed list selector (`[name=app]`, `[=value]`).
-fn is_list_selector(part: &str) -> bool {
-    part.starts_with('[') && part.ends_with(']')
-}
-
-/// `[name=value]` → ("name", "value"); `[=value]` → ("", "value").
-fn split_selector(part: &str) -> Result<(&str, &str), Error> {
-    let inner = part.strip_suffix(']').unwrap_or(part);
-    let inner = inner.strip_prefix('[').unwrap_or(inner);
-    inner.split_once('=').ok_or_else(|| {
-        err!("list path element must contain fieldName=fieldValue for element to match")
-    })
-}
-
-/// The YAML node kind names kyaml uses in its errors.
-fn kind_name(value: &Value) -> &'static str {
-    match value {
-        Value::Object(_) => "MappingNode",
-        Value::Array(_) => "SequenceNode",
-        _ => "ScalarNode",
-    }
-}
-
 /// kyaml's "wrong node kind" error, with the node printed as YAML.
 fn wrong_kind(expected: &str, node: &Value) -> Error {
-    err!(
-        "wrong node kind: expected {expected} but got {}: node contents:\n{}",
-        kind_name(node),
-        render(node)
-    )
+    path_elements::wrong_kind(expected, node, &render(node))
 }
 
 /// The text a YAML scalar node carries (kyaml's `Node.Value`); empty for
