@@ -152,19 +152,9 @@ pub fn generate(config: &Value, _ctx: &Ctx) -> Result<Vec<Value>, Error> {
 mod tests {
     use super::*;
     use serde_json::json;
-    use std::path::PathBuf;
 
     // Expected objects are `kubectl kustomize` (v5.5.0) output for the same
     // generator configs.
-
-    fn ctx() -> Ctx {
-        Ctx {
-            root: PathBuf::from("."),
-            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
-            kustomization: "kustomization.yaml".into(),
-            remote_files: Default::default(),
-        }
-    }
 
     fn config(k8s: Value, gsa: Value) -> Value {
         json!({"apiVersion": "builtin", "kind": "IAMPolicyGenerator",
@@ -179,7 +169,7 @@ mod tests {
                 json!({"name": "app-sa", "namespace": "team"}),
                 json!({"name": "runner", "projectId": "my-proj"}),
             ),
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         assert_eq!(
@@ -195,7 +185,7 @@ mod tests {
                 json!({"name": "app-sa"}),
                 json!({"name": "runner", "projectId": "my-proj"}),
             ),
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         assert_eq!(out.len(), 1);
@@ -211,7 +201,7 @@ mod tests {
                 json!({"name": "true", "namespace": "0x10"}),
                 json!({"name": "a b", "projectId": "p"}),
             ),
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         assert_eq!(out[0]["metadata"]["name"], json!(true));
@@ -226,7 +216,7 @@ mod tests {
                 json!({"name": "sa #note"}),
                 json!({"name": "g", "projectId": "p"}),
             ),
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         assert_eq!(out[0]["metadata"]["name"], "sa");
@@ -236,11 +226,12 @@ mod tests {
                 json!({"name": "a: b"}),
                 json!({"name": "g", "projectId": "p"}),
             ),
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap_err();
         assert!(err.message.contains("do not parse"), "{err}");
-        let err = generate(&config(json!({"name": "sa"}), json!({})), &ctx()).unwrap_err();
+        let err =
+            generate(&config(json!({"name": "sa"}), json!({})), &Ctx::for_tests()).unwrap_err();
         assert!(err.message.contains("do not parse"), "{err}");
     }
 
@@ -251,10 +242,10 @@ mod tests {
             json!({"name": "g", "projectId": "p"}),
         );
         c["cloud"] = json!("aws");
-        let err = generate(&c, &ctx()).unwrap_err();
+        let err = generate(&c, &Ctx::for_tests()).unwrap_err();
         assert_eq!(err.message, "cloud provider aws not supported yet");
         c.as_object_mut().unwrap().remove("cloud");
-        let err = generate(&c, &ctx()).unwrap_err();
+        let err = generate(&c, &Ctx::for_tests()).unwrap_err();
         assert_eq!(err.message, "cloud provider  not supported yet");
     }
 
@@ -262,21 +253,21 @@ mod tests {
     fn settings_must_be_strings_and_mappings() {
         let err = generate(
             &config(json!({"name": 123}), json!({"name": "g", "projectId": "p"})),
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap_err();
         assert!(
             err.message.contains("cannot unmarshal number into Go struct field KubernetesService.kubernetesService.name"),
             "{err}"
         );
-        let err = generate(&config(json!([]), json!({})), &ctx()).unwrap_err();
+        let err = generate(&config(json!([]), json!({})), &Ctx::for_tests()).unwrap_err();
         assert!(err.message.contains("cannot unmarshal array"), "{err}");
         let mut c = config(
             json!({"name": "sa"}),
             json!({"name": "g", "projectId": "p"}),
         );
         c["cloud"] = json!(true);
-        let err = generate(&c, &ctx()).unwrap_err();
+        let err = generate(&c, &Ctx::for_tests()).unwrap_err();
         assert!(err.message.contains("cannot unmarshal bool"), "{err}");
     }
 
@@ -287,7 +278,7 @@ mod tests {
                 json!({"namespace": "ns"}),
                 json!({"name": "g", "projectId": "p"}),
             ),
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap_err();
         assert!(err.message.contains("missing metadata.name"), "{err}");

@@ -21,16 +21,6 @@ mod tests {
     use super::*;
     use kustom_api::protocol::PREVIOUS_NAMES;
     use serde_json::json;
-    use std::path::PathBuf;
-
-    fn ctx() -> Ctx {
-        Ctx {
-            root: PathBuf::from("."),
-            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
-            kustomization: "kustomization.yaml".into(),
-            remote_files: Default::default(),
-        }
-    }
 
     #[test]
     fn adds_to_metadata_and_templates_keeping_others() {
@@ -46,7 +36,7 @@ mod tests {
             {"path": "spec/jobTemplate/metadata/annotations", "group": "batch", "kind": "CronJob", "create": true},
             {"path": "spec/jobTemplate/spec/template/metadata/annotations", "group": "batch", "kind": "CronJob", "create": true},
         ]});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         // The entries created together are recorded as sharing a value.
         assert!(kustom_api::resource::remove_annotation(
             &mut res[0],
@@ -79,7 +69,7 @@ mod tests {
             "metadata": {"name": "p", "annotations": {"note": 5}}})];
         let config = json!({"annotations": {"note": "new"},
             "fieldSpecs": [{"path": "metadata/annotations", "create": true}]});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(res[0]["metadata"]["annotations"]["note"], "new");
     }
 }

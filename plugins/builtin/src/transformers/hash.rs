@@ -251,16 +251,6 @@ fn append_csv_annotation(res: &mut Value, key: &str, value: &str) {
 mod tests {
     use super::*;
     use serde_json::json;
-    use std::path::PathBuf;
-
-    fn ctx() -> Ctx {
-        Ctx {
-            root: PathBuf::from("."),
-            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
-            kustomization: "kustomization.yaml".into(),
-            remote_files: Default::default(),
-        }
-    }
 
     // Expected suffixes below were produced by `kubectl kustomize` (v5.5.0).
 
@@ -345,7 +335,7 @@ mod tests {
                 "data": {"a": "b"}}),
         ];
         let before_plain = resources[1].clone();
-        transform(&json!({}), &mut resources, &ctx()).unwrap();
+        transform(&json!({}), &mut resources, &Ctx::for_tests()).unwrap();
         let r = &resources[0];
         assert_eq!(resource::name(r), "mymap-kfd8tf729k");
         assert_eq!(
@@ -376,7 +366,7 @@ mod tests {
                 protocol::PREVIOUS_NAMESPACES: "ns",
                 protocol::PREVIOUS_KINDS: "Secret"}},
             "type": "Opaque", "data": {}})];
-        transform(&json!({}), &mut resources, &ctx()).unwrap();
+        transform(&json!({}), &mut resources, &Ctx::for_tests()).unwrap();
         let r = &resources[0];
         assert_eq!(resource::name(r), "p-s-46f8b28mk5");
         assert_eq!(

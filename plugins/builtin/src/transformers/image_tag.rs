@@ -188,16 +188,6 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Resu
 mod tests {
     use super::*;
     use serde_json::json;
-    use std::path::PathBuf;
-
-    fn ctx() -> Ctx {
-        Ctx {
-            root: PathBuf::from("."),
-            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
-            kustomization: "kustomization.yaml".into(),
-            remote_files: Default::default(),
-        }
-    }
 
     fn default_specs() -> Value {
         json!([
@@ -289,7 +279,7 @@ mod tests {
                 "spec": {"containers": [{"image": "busybox"}]}}),
         ];
         let config = json!({"imageTag": {"name": "busybox", "tagSuffix": "-dbg"}, "fieldSpecs": default_specs()});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         let spec = &res[0]["spec"]["template"]["spec"];
         // Reached by both passes: suffixed twice.
         assert_eq!(spec["containers"][0]["image"], "busybox:1-dbg-dbg");
@@ -319,7 +309,7 @@ mod tests {
         ];
         let config =
             json!({"imageTag": {"name": "nginx", "newTag": "2"}, "fieldSpecs": default_specs()});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(res[0]["spec"]["containers"][0]["image"], "nginx:2");
     }
 
@@ -327,12 +317,12 @@ mod tests {
     fn bad_shapes_are_errors() {
         let config = json!({"imageTag": {"name": "nginx", "newTag": "2"}});
         let mut res = vec![json!({"kind": "Pod", "spec": {"containers": ["nginx"]}})];
-        assert!(transform(&config, &mut res, &ctx()).is_err());
+        assert!(transform(&config, &mut res, &Ctx::for_tests()).is_err());
         let mut res = vec![json!({"kind": "Pod", "spec": {"containers": [{"image": {"a": 1}}]}})];
-        assert!(transform(&config, &mut res, &ctx()).is_err());
+        assert!(transform(&config, &mut res, &Ctx::for_tests()).is_err());
         // A non-sequence `containers` is not a container list.
         let mut res = vec![json!({"kind": "Pod", "spec": {"containers": {"image": "nginx"}}})];
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(res[0]["spec"]["containers"]["image"], "nginx");
     }
 
@@ -340,6 +330,6 @@ mod tests {
     fn invalid_name_pattern_is_an_error() {
         let config = json!({"imageTag": {"name": "ngi(nx", "newTag": "2"}});
         let mut res = vec![];
-        assert!(transform(&config, &mut res, &ctx()).is_err());
+        assert!(transform(&config, &mut res, &Ctx::for_tests()).is_err());
     }
 }

@@ -68,16 +68,6 @@ mod tests {
     use super::*;
     use kustom_api::fieldspec::{label_field_specs, TransformerConfig};
     use serde_json::json;
-    use std::path::PathBuf;
-
-    fn ctx() -> Ctx {
-        Ctx {
-            root: PathBuf::from("."),
-            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
-            kustomization: "kustomization.yaml".into(),
-            remote_files: Default::default(),
-        }
-    }
 
     fn deployment() -> Value {
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "labels": {"keep": "me"}},
@@ -99,7 +89,7 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"selector": {"app": "d"}}}),
         ];
         let config = json!({"labels": {"team": "a"}, "fieldSpecs": specs_value(&specs)});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         let d = &res[0];
         assert_eq!(d["metadata"]["labels"], json!({"keep": "me", "team": "a"}));
         assert_eq!(d["spec"]["template"]["metadata"]["labels"]["team"], "a");
@@ -112,7 +102,7 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}}),
         ];
         let config = json!({"labels": {"team": "a"}, "fieldSpecs": specs_value(&tc.common_labels)});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(res[0]["spec"]["selector"]["matchLabels"]["team"], "a");
         assert_eq!(res[1]["spec"]["selector"], json!({"team": "a"}));
     }
@@ -124,7 +114,7 @@ mod tests {
         assert_eq!(specs.len(), 1);
         let mut res = vec![deployment()];
         let config = json!({"labels": {"team": "a"}, "fieldSpecs": specs_value(&specs)});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert!(res[0]["spec"]["template"]["metadata"]["labels"]
             .get("team")
             .is_none());
@@ -137,7 +127,7 @@ mod tests {
             vec![json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})];
         let config = json!({"labels": {"a": 1, "b": 1.5, "c": true, "d": null, "e": 12345678.9},
             "fieldSpecs": [{"path": "metadata/labels", "create": true}]});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(
             res[0]["metadata"]["labels"],
             json!({"a": "1", "b": "1.5", "c": "true", "d": "", "e": "1.2345679e+07"})
@@ -149,10 +139,10 @@ mod tests {
         let mut res = vec![deployment()];
         let before = res.clone();
         let config = json!({"labels": {}, "fieldSpecs": [{"path": "metadata/name"}]});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(res, before);
         let config = json!({"labels": {"a": "b"}, "fieldSpecs": [{"path": "metadata/name"}]});
-        let err = transform(&config, &mut res, &ctx()).unwrap_err();
+        let err = transform(&config, &mut res, &Ctx::for_tests()).unwrap_err();
         assert!(err.message.contains("expected MappingNode"), "{err}");
     }
 
@@ -164,7 +154,7 @@ mod tests {
         ];
         let config = json!({"labels": {"x": "y"},
             "fieldSpecs": [{"path": "spec/volumeClaimTemplates[]/metadata/labels", "group": "apps", "kind": "StatefulSet", "create": true}]});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(
             res[0]["spec"]["volumeClaimTemplates"][1]["metadata"]["labels"]["x"],
             "y"

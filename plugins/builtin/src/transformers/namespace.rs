@@ -229,16 +229,6 @@ mod tests {
     use super::*;
     use kustom_api::protocol::{PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES};
     use serde_json::json;
-    use std::path::PathBuf;
-
-    fn ctx() -> Ctx {
-        Ctx {
-            root: PathBuf::from("."),
-            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
-            kustomization: "kustomization.yaml".into(),
-            remote_files: Default::default(),
-        }
-    }
 
     /// kustomize's default namespace field specs.
     fn default_specs() -> Value {
@@ -278,7 +268,7 @@ mod tests {
             json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "c"}}),
             json!({"apiVersion": "example.com/v1", "kind": "Namespace", "metadata": {"name": "not-core"}}),
         ];
-        transform(&config(json!({})), &mut res, &ctx()).unwrap();
+        transform(&config(json!({})), &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(resource::namespace(&res[0]), "ns1");
         assert_eq!(resource::namespace(&res[1]), "ns1");
         // Cluster-scoped kinds get no metadata.namespace.
@@ -325,7 +315,7 @@ mod tests {
                 .collect()
         };
         let mut res = vec![binding("ClusterRoleBinding"), binding("RoleBinding")];
-        transform(&config(json!({})), &mut res, &ctx()).unwrap();
+        transform(&config(json!({})), &mut res, &Ctx::for_tests()).unwrap();
         let by_default = vec![
             Some("ns1".to_string()),
             Some("foo".to_string()),
@@ -339,7 +329,7 @@ mod tests {
         transform(
             &config(json!({"setRoleBindingSubjects": "allServiceAccounts"})),
             &mut res,
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         assert_eq!(
@@ -351,7 +341,7 @@ mod tests {
         transform(
             &config(json!({"setRoleBindingSubjects": "none"})),
             &mut res,
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         assert_eq!(subject_ns(&res[0]), vec![None, Some("foo".into()), None]);
@@ -360,7 +350,7 @@ mod tests {
         let err = transform(
             &config(json!({"setRoleBindingSubjects": "bogus"})),
             &mut res,
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap_err();
         assert!(err.message.contains("invalid value \"bogus\""));
@@ -373,13 +363,13 @@ mod tests {
         let mut c = config(json!({}));
         c["fieldSpecs"] =
             json!([{"path": "subjects/namespace", "kind": "RoleBinding", "create": true}]);
-        transform(&c, &mut res, &ctx()).unwrap();
+        transform(&c, &mut res, &Ctx::for_tests()).unwrap();
         // Applied, the spec would have overwritten this subject's namespace.
         assert_eq!(res[0]["subjects"][1]["namespace"], "foo");
         // A kind-less spec is not replaced and applies to every subject.
         let mut res = vec![binding("RoleBinding")];
         c["fieldSpecs"] = json!([{"path": "subjects/namespace", "create": true}]);
-        transform(&c, &mut res, &ctx()).unwrap();
+        transform(&c, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(res[0]["subjects"][1]["namespace"], "ns1");
     }
 
@@ -391,7 +381,12 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": ""}}),
             binding("RoleBinding"),
         ];
-        transform(&config(json!({"unsetOnly": true})), &mut res, &ctx()).unwrap();
+        transform(
+            &config(json!({"unsetOnly": true})),
+            &mut res,
+            &Ctx::for_tests(),
+        )
+        .unwrap();
         assert_eq!(resource::namespace(&res[0]), "keep");
         assert_eq!(resource::namespace(&res[1]), "ns1");
         assert_eq!(resource::namespace(&res[2]), "ns1");
@@ -404,7 +399,7 @@ mod tests {
         let mut res =
             vec![json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}})];
         let c = json!({"metadata": {"name": "x"}, "fieldSpecs": default_specs()});
-        transform(&c, &mut res, &ctx()).unwrap();
+        transform(&c, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(
             res[0],
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}})
@@ -417,7 +412,7 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "x"}}),
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "y"}}),
         ];
-        let err = transform(&config(json!({})), &mut res, &ctx()).unwrap_err();
+        let err = transform(&config(json!({})), &mut res, &Ctx::for_tests()).unwrap_err();
         assert!(err.message.contains("ID conflict"), "{err}");
         // "" and "default" are the same namespace.
         let mut res = vec![
@@ -426,7 +421,7 @@ mod tests {
         ];
         let mut c = config(json!({}));
         c["metadata"]["namespace"] = json!("default");
-        transform(&c, &mut res, &ctx()).unwrap();
+        transform(&c, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(resource::namespace(&res[1]), "default");
     }
 
@@ -436,7 +431,7 @@ mod tests {
             json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
             "metadata": {"name": "a"}, "spec": {"service": {"namespace": {"x": 1}}}}),
         ];
-        let err = transform(&config(json!({})), &mut res, &ctx()).unwrap_err();
+        let err = transform(&config(json!({})), &mut res, &Ctx::for_tests()).unwrap_err();
         assert!(err.message.contains("must target scalar nodes"), "{err}");
     }
 }

@@ -184,16 +184,6 @@ mod tests {
         PREFIXES, PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES, SUFFIXES,
     };
     use serde_json::json;
-    use std::path::PathBuf;
-
-    fn ctx() -> Ctx {
-        Ctx {
-            root: PathBuf::from("."),
-            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
-            kustomization: "kustomization.yaml".into(),
-            remote_files: Default::default(),
-        }
-    }
 
     fn name_specs() -> Value {
         json!([{"path": "metadata/name"}])
@@ -214,7 +204,7 @@ mod tests {
     fn prefix_records_rename_and_skips_special_kinds() {
         let mut res = resources();
         let config = json!({"apiVersion": "builtin", "kind": "PrefixTransformer", "prefix": "p-", "fieldSpecs": name_specs()});
-        transform_prefix(&config, &mut res, &ctx()).unwrap();
+        transform_prefix(&config, &mut res, &Ctx::for_tests()).unwrap();
         let names: Vec<&str> = res.iter().map(resource::name).collect();
         assert_eq!(
             names,
@@ -241,7 +231,7 @@ mod tests {
     fn suffix_after_prefix_keeps_lists() {
         let mut res = resources();
         let config = json!({"prefix": "a-", "suffix": "-z", "fieldSpecs": name_specs()});
-        transform_prefix_suffix(&config, &mut res, &ctx()).unwrap();
+        transform_prefix_suffix(&config, &mut res, &Ctx::for_tests()).unwrap();
         let dep = &res[0];
         assert_eq!(resource::name(dep), "a-web-z");
         assert_eq!(resource::annotation(dep, PREFIXES), Some("a-"));
@@ -253,7 +243,7 @@ mod tests {
         );
         // A second prefix is appended to the list.
         let again = json!({"prefix": "b-", "fieldSpecs": name_specs()});
-        transform_prefix(&again, &mut res, &ctx()).unwrap();
+        transform_prefix(&again, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(resource::annotation(&res[0], PREFIXES), Some("a-,b-"));
         assert_eq!(resource::name(&res[0]), "b-a-web-z");
     }
@@ -262,7 +252,7 @@ mod tests {
     fn empty_prefix_records_nothing() {
         let mut res = resources();
         let config = json!({"prefix": "", "fieldSpecs": name_specs()});
-        transform_prefix(&config, &mut res, &ctx()).unwrap();
+        transform_prefix(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(resource::name(&res[0]), "web");
         assert!(res[0]["metadata"].get("annotations").is_none());
     }
@@ -270,10 +260,16 @@ mod tests {
     #[test]
     fn field_specs_are_required() {
         let mut res = resources();
-        let err = transform_prefix(&json!({"prefix": "p-"}), &mut res, &ctx()).unwrap_err();
+        let err =
+            transform_prefix(&json!({"prefix": "p-"}), &mut res, &Ctx::for_tests()).unwrap_err();
         assert!(err.message.contains("fieldSpecs is not expected to be nil"));
         // An empty list is accepted and does nothing.
-        transform_prefix(&json!({"prefix": "p-", "fieldSpecs": []}), &mut res, &ctx()).unwrap();
+        transform_prefix(
+            &json!({"prefix": "p-", "fieldSpecs": []}),
+            &mut res,
+            &Ctx::for_tests(),
+        )
+        .unwrap();
         assert_eq!(resource::name(&res[0]), "web");
     }
 
@@ -289,7 +285,7 @@ mod tests {
             {"path": "spec/serviceName", "kind": "Deployment", "create": true},
             {"path": "metadata/name", "kind": "Service"},
         ]});
-        transform_prefix(&config, &mut res, &ctx()).unwrap();
+        transform_prefix(&config, &mut res, &Ctx::for_tests()).unwrap();
         let obj = &res[0];
         assert_eq!(
             obj["spec"]["template"]["spec"]["containers"][1]["name"],
@@ -313,7 +309,7 @@ mod tests {
         transform_prefix(
             &json!({"prefix": "p-", "fieldSpecs": name_specs()}),
             &mut res,
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         assert_eq!(resource::name(&res[0]), "x");
@@ -326,7 +322,7 @@ mod tests {
         let err = transform_prefix(
             &json!({"prefix": "p-", "fieldSpecs": name_specs()}),
             &mut res,
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap_err();
         assert!(err.message.contains("expected ScalarNode"), "{err}");
@@ -342,7 +338,7 @@ mod tests {
         transform_prefix(
             &json!({"prefix": "1", "fieldSpecs": name_specs()}),
             &mut res,
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         // A plain number stays plain and is read back as a number ...
@@ -354,7 +350,7 @@ mod tests {
         transform_suffix(
             &json!({"suffix": "-s", "fieldSpecs": name_specs()}),
             &mut res,
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         assert_eq!(res[0]["metadata"]["name"], json!("123-s"));
@@ -366,7 +362,7 @@ mod tests {
         transform_prefix(
             &json!({"prefix": 12, "fieldSpecs": name_specs()}),
             &mut res,
-            &ctx(),
+            &Ctx::for_tests(),
         )
         .unwrap();
         assert_eq!(resource::name(&res[1]), "12svc");

@@ -81,16 +81,6 @@ mod tests {
     use super::*;
     use kustom_api::protocol::{PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES};
     use serde_json::json;
-    use std::path::PathBuf;
-
-    fn ctx() -> Ctx {
-        Ctx {
-            root: PathBuf::from("."),
-            load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
-            kustomization: "kustomization.yaml".into(),
-            remote_files: Default::default(),
-        }
-    }
 
     fn default_specs() -> Value {
         json!([
@@ -112,7 +102,7 @@ mod tests {
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "other"}}),
         ];
         let config = json!({"replica": {"name": "web", "count": 5}, "fieldSpecs": default_specs()});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(res[0]["spec"]["replicas"], json!(5));
         assert_eq!(res[1]["spec"]["replicas"], json!(5));
         assert!(res[2].get("spec").is_none());
@@ -126,11 +116,11 @@ mod tests {
             "spec": {"replicas": 3}}),
         ];
         let config = json!({"replica": {"name": "web"}, "fieldSpecs": default_specs()});
-        transform(&config, &mut res, &ctx()).unwrap();
+        transform(&config, &mut res, &Ctx::for_tests()).unwrap();
         assert_eq!(res[0]["spec"]["replicas"], json!(0));
         let config =
             json!({"replica": {"name": "nope", "count": 1}, "fieldSpecs": default_specs()});
-        let err = transform(&config, &mut res, &ctx()).unwrap_err();
+        let err = transform(&config, &mut res, &Ctx::for_tests()).unwrap_err();
         assert_eq!(
             err.message,
             "resource with name nope does not match a config with the following GVK \
@@ -147,7 +137,7 @@ mod tests {
         for count in [json!(1.5), json!("3")] {
             let config =
                 json!({"replica": {"name": "web", "count": count}, "fieldSpecs": default_specs()});
-            assert!(transform(&config, &mut res, &ctx()).is_err());
+            assert!(transform(&config, &mut res, &Ctx::for_tests()).is_err());
         }
     }
 }

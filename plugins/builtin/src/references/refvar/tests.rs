@@ -5,19 +5,9 @@ use super::resolving::VarValue;
 use super::substitute::{go_format_float, Substituter};
 use super::vars::Var;
 use super::*;
-use crate::ctx::LoadRestrictor;
 use kustom_api::{protocol, resource, Gvk};
 use serde_json::json;
 use std::collections::HashMap;
-
-fn ctx() -> Ctx {
-    Ctx {
-        root: ".".into(),
-        load_restrictor: LoadRestrictor::RootOnly,
-        kustomization: "kustomization.yaml".into(),
-        remote_files: Default::default(),
-    }
-}
 
 fn config(vars: Value, specs: Value) -> Value {
     json!({
@@ -256,7 +246,7 @@ fn substitutes_in_lists_maps_and_scalars_of_the_specs_fields() {
         var("SVC", "Service", "backend", ""),
         var("PORT", "Service", "backend", "spec.ports[0].port"),
     ]);
-    transform(&config(vars, specs), &mut rs, &ctx()).unwrap_or_else(|e| panic!("{e}"));
+    transform(&config(vars, specs), &mut rs, &Ctx::for_tests()).unwrap_or_else(|e| panic!("{e}"));
     let t = &rs[1]["spec"]["template"];
     assert_eq!(
         t["metadata"]["annotations"],
@@ -277,7 +267,8 @@ fn objref_may_use_an_earlier_name() {
     resource::set_annotation(&mut svc, protocol::PREVIOUS_KINDS, "Service,Service");
     let mut rs = vec![svc, pod(json!(["$(SVC)"]))];
     let vars = json!([var("SVC", "Service", "backend", "")]);
-    transform(&config(vars, pod_specs()), &mut rs, &ctx()).unwrap_or_else(|e| panic!("{e}"));
+    transform(&config(vars, pod_specs()), &mut rs, &Ctx::for_tests())
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         rs[1]["spec"]["containers"][0]["command"],
         json!(["dev-backend-x"])
@@ -287,7 +278,7 @@ fn objref_may_use_an_earlier_name() {
 #[test]
 fn errors_read_like_kustomize() {
     let run = |vars: Value, rs: &mut Vec<Value>| {
-        transform(&config(vars, pod_specs()), rs, &ctx())
+        transform(&config(vars, pod_specs()), rs, &Ctx::for_tests())
             .err()
             .map(|e| e.message)
             .unwrap_or_default()
@@ -336,20 +327,29 @@ fn objref_namespace_narrows_the_match() {
         service("svc", Some("b"), 2),
         pod(json!(["$(V)"])),
     ];
-    transform(&config(ns_var("b"), pod_specs()), &mut rs, &ctx()).unwrap_or_else(|e| panic!("{e}"));
+    transform(
+        &config(ns_var("b"), pod_specs()),
+        &mut rs,
+        &Ctx::for_tests(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(rs[2]["spec"]["containers"][0]["command"], json!([2]));
 
     // "default" stands for no namespace.
     let mut rs = vec![service("svc", None, 7), pod(json!(["$(V)"]))];
-    transform(&config(ns_var("default"), pod_specs()), &mut rs, &ctx())
-        .unwrap_or_else(|e| panic!("{e}"));
+    transform(
+        &config(ns_var("default"), pod_specs()),
+        &mut rs,
+        &Ctx::for_tests(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(rs[1]["spec"]["containers"][0]["command"], json!([7]));
 
     // A namespace in the objref never matches a cluster-scoped object.
     let mut rs =
         vec![json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})];
     let vars = json!([{"name": "NS", "objref": {"apiVersion": "v1", "kind": "Namespace", "name": "team", "namespace": "team"}}]);
-    let e = transform(&config(vars, pod_specs()), &mut rs, &ctx()).err();
+    let e = transform(&config(vars, pod_specs()), &mut rs, &Ctx::for_tests()).err();
     assert!(e.is_some_and(|e| e.message.contains("cannot be mapped")));
 }
 
@@ -382,8 +382,10 @@ fn match_phase_scopes_vars_to_their_kustomization() {
         pod(json!(["$(test-name):$(test-port)"])),
     ];
     resource::set_name(&mut test[1], "pod2");
-    transform(&matching(es_vars("dev")), &mut dev, &ctx()).unwrap_or_else(|e| panic!("{e}"));
-    transform(&matching(es_vars("test")), &mut test, &ctx()).unwrap_or_else(|e| panic!("{e}"));
+    transform(&matching(es_vars("dev")), &mut dev, &Ctx::for_tests())
+        .unwrap_or_else(|e| panic!("{e}"));
+    transform(&matching(es_vars("test")), &mut test, &Ctx::for_tests())
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         resource::annotation(&dev[0], protocol::REF_VAR_NAMES),
         Some(r#"["dev-name","dev-port"]"#)
@@ -399,14 +401,23 @@ fn match_phase_scopes_vars_to_their_kustomization() {
     for r in &mut unrecorded {
         resource::remove_annotation(r, protocol::REF_VAR_NAMES);
     }
-    let e = transform(&config(vars.clone(), pod_specs()), &mut unrecorded, &ctx()).err();
+    let e = transform(
+        &config(vars.clone(), pod_specs()),
+        &mut unrecorded,
+        &Ctx::for_tests(),
+    )
+    .err();
     assert!(e.is_some_and(|e| e
         .message
         .starts_with("found 2 resId matches for var {dev-name ")));
     // …and without a phase, recorded vars are not matched again.
     let mut once = all.clone();
-    transform(&config(vars.clone(), pod_specs()), &mut once, &ctx())
-        .unwrap_or_else(|e| panic!("{e}"));
+    transform(
+        &config(vars.clone(), pod_specs()),
+        &mut once,
+        &Ctx::for_tests(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         once[3]["spec"]["containers"][0]["command"],
         json!(["elasticsearch:9400"])
@@ -414,7 +425,7 @@ fn match_phase_scopes_vars_to_their_kustomization() {
     // …and the recorded matches resolve each var from its own base.
     let mut resolving = config(vars, pod_specs());
     resolving["phase"] = json!("resolve");
-    transform(&resolving, &mut all, &ctx()).unwrap_or_else(|e| panic!("{e}"));
+    transform(&resolving, &mut all, &Ctx::for_tests()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         all[1]["spec"]["containers"][0]["command"],
         json!(["elasticsearch:9300"])
@@ -455,7 +466,9 @@ fn match_phase_reports_ambiguity_with_the_kustomizations_vars() {
         service("elasticsearch", Some("dev"), 1),
         service("elasticsearch", Some("test"), 2),
     ];
-    let e = transform(&cfg, &mut rs, &ctx()).err().map(|e| e.message);
+    let e = transform(&cfg, &mut rs, &Ctx::for_tests())
+        .err()
+        .map(|e| e.message);
     assert_eq!(
         e.as_deref(),
         Some(
@@ -474,10 +487,10 @@ fn strict_resolve_needs_a_recorded_match() {
     let mut rs = vec![service("svc", None, 80), pod(json!(["$(SVC)"]))];
     let mut cfg = config(json!([var("SVC", "Service", "svc", "")]), pod_specs());
     cfg["phase"] = json!("resolve");
-    let e = transform(&cfg, &mut rs, &ctx()).err();
+    let e = transform(&cfg, &mut rs, &Ctx::for_tests()).err();
     assert!(e.is_some_and(|e| e.message.contains("cannot be mapped")));
     cfg["phase"] = json!("later");
-    assert!(transform(&cfg, &mut rs, &ctx()).is_err());
+    assert!(transform(&cfg, &mut rs, &Ctx::for_tests()).is_err());
 }
 
 #[test]
@@ -494,14 +507,15 @@ fn later_specs_see_earlier_substitutions() {
     ]);
     let once = json!([{"kind": "Pod", "path": "spec/containers/command"}]);
     let mut one = rs.clone();
-    transform(&config(vars.clone(), once), &mut one, &ctx()).unwrap_or_else(|e| panic!("{e}"));
+    transform(&config(vars.clone(), once), &mut one, &Ctx::for_tests())
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         one[1]["spec"]["containers"][0]["command"],
         json!(["$(B)-x"])
     );
     let twice = json!([{"kind": "Pod", "path": "spec/containers/command"},
                        {"version": "v1", "path": "spec/containers/command"}]);
-    transform(&config(vars, twice), &mut rs, &ctx()).unwrap_or_else(|e| panic!("{e}"));
+    transform(&config(vars, twice), &mut rs, &Ctx::for_tests()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(rs[1]["spec"]["containers"][0]["command"], json!(["bee-x"]));
 }
 
@@ -509,6 +523,7 @@ fn later_specs_see_earlier_substitutions() {
 fn no_vars_changes_nothing() {
     let mut rs = vec![pod(json!(["$(X)"]))];
     let before = rs.clone();
-    transform(&config(json!([]), pod_specs()), &mut rs, &ctx()).unwrap_or_else(|e| panic!("{e}"));
+    transform(&config(json!([]), pod_specs()), &mut rs, &Ctx::for_tests())
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(rs, before);
 }

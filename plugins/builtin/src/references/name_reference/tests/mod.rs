@@ -89,17 +89,8 @@ fn config_with(table: Value) -> Value {
            "metadata": {"name": "nameref"}, "nameReference": table})
 }
 
-fn ctx() -> Ctx {
-    Ctx {
-        root: ".".into(),
-        load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
-        kustomization: "kustomization.yaml".into(),
-        remote_files: Default::default(),
-    }
-}
-
 fn run(resources: &mut Vec<Value>) -> Result<(), Error> {
-    transform(&config_with(default_table()), resources, &ctx())
+    transform(&config_with(default_table()), resources, &Ctx::for_tests())
 }
 
 fn find<'a>(rs: &'a [Value], kind: &str, name: &str) -> &'a Value {
