@@ -2,18 +2,15 @@
 //! the annotation mappings named by the field specs (object metadata and
 //! pod templates with kustomize's defaults).
 
-use super::labels::{add_entries, string_map};
+use super::labels::set_config_entries;
 use crate::Ctx;
-use kustom_api::fieldspec::config_field_specs;
 use kustom_api::{Error, Value};
 
 /// `AnnotationsTransformer`: set `annotations` in the fields named by `fieldSpecs`.
 // The signature is the dispatch table's `TransformFn`.
 #[allow(clippy::ptr_arg)]
 pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Result<(), Error> {
-    let annotations = string_map(config, "annotations")?;
-    let specs = config_field_specs(config, "fieldSpecs")?.unwrap_or_default();
-    add_entries(&annotations, &specs, resources)
+    set_config_entries(config, "annotations", resources)
 }
 
 #[cfg(test)]

@@ -54,13 +54,23 @@ pub(crate) fn add_entries(
     Ok(())
 }
 
+/// What `LabelTransformer` and `AnnotationsTransformer` do: set the entries
+/// of the config's `key` map in the fields named by its `fieldSpecs`.
+pub(crate) fn set_config_entries(
+    config: &Value,
+    key: &str,
+    resources: &mut [Value],
+) -> Result<(), Error> {
+    let entries = string_map(config, key)?;
+    let specs = config_field_specs(config, "fieldSpecs")?.unwrap_or_default();
+    add_entries(&entries, &specs, resources)
+}
+
 /// `LabelTransformer`: set `labels` in the fields named by `fieldSpecs`.
 // The signature is the dispatch table's `TransformFn`.
 #[allow(clippy::ptr_arg)]
 pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Result<(), Error> {
-    let labels = string_map(config, "labels")?;
-    let specs = config_field_specs(config, "fieldSpecs")?.unwrap_or_default();
-    add_entries(&labels, &specs, resources)
+    set_config_entries(config, "labels", resources)
 }
 
 #[cfg(test)]
