@@ -5,6 +5,13 @@
 //! Configs are kustomize's `apiVersion: builtin` schemas, so the objects the
 //! core derives from kustomization fields are the same ones a user may list
 //! under `generators:` / `transformers:`.
+//!
+//! Layout: `generators/` and `transformers/` hold one module per kind (and
+//! what the kinds of each share); the engines they use have folders of
+//! their own: `merging/` (strategic merge, JSON patch), `selecting/`
+//! (patch targets, resource ids, field-path elements) and `references/`
+//! (name back-references, `$(VAR)` variables). `plugin` speaks the exec
+//! protocol and `ctx` is what a call knows about its kustomization.
 
 pub mod ctx;
 pub mod plugin;

@@ -15,6 +15,7 @@ pub(super) enum Directive {
     Delete,
 }
 
+/// A `$patch` value as a directive; kustomize's error for any other.
 pub(super) fn parse_directive(text: &str) -> Result<Directive, Error> {
     match text {
         "delete" => Ok(Directive::Delete),

@@ -62,6 +62,7 @@ pub fn schema_from_config(config: &Value, ctx: &Ctx) -> Result<Cow<'static, Sche
     Ok(Cow::Owned(custom))
 }
 
+/// An OpenAPI document's text: JSON when it reads as JSON, else YAML.
 pub(super) fn parse_schema_text(text: &str) -> Result<Value, Error> {
     if text.trim_start().starts_with('{') {
         if let Ok(v) = kustom_api::json::from_str(text) {

@@ -41,6 +41,7 @@ pub(super) enum Kind {
 }
 
 impl Kind {
+    /// The kind of a node.
     pub(super) fn of(v: &Value) -> Kind {
         match v {
             Value::Object(_) => Kind::Map,
@@ -49,6 +50,7 @@ impl Kind {
         }
     }
 
+    /// kyaml's name for the kind, as its errors print it.
     fn name(self) -> &'static str {
         match self {
             Kind::Map => "MappingNode",
@@ -58,6 +60,7 @@ impl Kind {
     }
 }
 
+/// kyaml's "wrong node kind" error, with the node printed as YAML.
 pub(super) fn wrong_kind(expected: Kind, node: &Value) -> Error {
     err!(
         "wrong node kind: expected {} but got {}: node contents:\n{}",
@@ -72,6 +75,7 @@ pub(super) fn is_missing_or_null(v: Option<&Value>) -> bool {
     matches!(v, None | Some(Value::Null))
 }
 
+/// A mapping without fields.
 pub(super) fn is_empty_map(v: &Value) -> bool {
     matches!(v, Value::Object(m) if m.is_empty())
 }
@@ -109,6 +113,7 @@ pub(super) enum PatchList {
     List(Vec<Value>),
 }
 
+/// The merge walk over one patch, with the schema that guides it.
 pub(super) struct Merger<'s> {
     pub(super) schema: &'s Schema,
 }

@@ -34,6 +34,7 @@ pub(super) struct Info {
 }
 
 impl Info {
+    /// Read a resource's identities and affix history from its annotations.
     pub(super) fn of(obj: &Value) -> Result<Info, Error> {
         let id = ResId::of(obj);
         let eff_ns = id.effective_namespace().to_string();
@@ -126,6 +127,7 @@ pub(super) struct Index {
 }
 
 impl Index {
+    /// Index every resource by its previous names and namespaces.
     pub(super) fn build(resources: &[Value]) -> Result<Index, Error> {
         let infos = resources
             .iter()

@@ -111,7 +111,7 @@ mod tests {
     use super::*;
 
     #[test]
-    pub(super) fn affix_histories_compare_by_their_ends() {
+    fn affix_histories_compare_by_their_ends() {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert!(same_ending(&s(&["a-"]), &s(&["pfx-", "a-"])));
         assert!(!same_ending(&s(&["b-"]), &s(&["pfx-", "a-"])));

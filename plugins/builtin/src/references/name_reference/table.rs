@@ -35,6 +35,7 @@ pub(super) fn null_as_empty<'de, D: serde::Deserializer<'de>>(
 }
 
 impl BackRef {
+    /// The target's group/version/kind.
     pub(super) fn gvk(&self) -> Gvk {
         Gvk {
             group: self.group.clone(),
