@@ -93,3 +93,17 @@ impl Ctx {
         kustom_api::files::read_regular(&path)
     }
 }
+
+#[cfg(test)]
+impl Ctx {
+    /// The context unit tests run in: root `.`, root-only loading, no
+    /// remote files.
+    pub(crate) fn for_tests() -> Ctx {
+        Ctx {
+            root: PathBuf::from("."),
+            load_restrictor: LoadRestrictor::RootOnly,
+            kustomization: "kustomization.yaml".into(),
+            remote_files: Default::default(),
+        }
+    }
+}

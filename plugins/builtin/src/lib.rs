@@ -5,37 +5,37 @@
 //! Configs are kustomize's `apiVersion: builtin` schemas, so the objects the
 //! core derives from kustomization fields are the same ones a user may list
 //! under `generators:` / `transformers:`.
+//!
+//! Layout: `generators/` and `transformers/` hold one module per kind (and
+//! what the kinds of each share); the engines they use have folders of
+//! their own: `merging/` (strategic merge, JSON patch), `selecting/`
+//! (patch targets, resource ids, field-path elements) and `references/`
+//! (name back-references, `$(VAR)` variables). `plugin` speaks the exec
+//! protocol and `ctx` is what a call knows about its kustomization.
 
 pub mod ctx;
 pub mod plugin;
 
-mod annotations;
-mod configmap_generator;
-mod generator_common;
-mod hash;
-pub mod helm;
-mod iam_policy_generator;
-mod image_tag;
-mod labels;
-mod name_reference;
-mod namespace;
-mod patch;
-mod patch_json6902;
-mod patch_strategic_merge;
-mod prefix_suffix;
-mod refvar;
-mod replacement;
-mod replicas;
-mod secret_generator;
-mod shared_entries;
-pub mod smp;
-pub mod target;
-mod value_add;
+mod generators;
+mod merging;
+mod references;
+mod selecting;
+mod transformers;
 
 pub use ctx::Ctx;
-/// kustomize's content hash (generated-name suffix) of a resource.
-pub use hash::content_hash;
+pub use generators::helm;
+pub use merging::smp;
 pub use plugin::{run, run_with};
+pub use selecting::target;
+/// kustomize's content hash (generated-name suffix) of a resource.
+pub use transformers::hash::content_hash;
+
+use generators::{configmap_generator, iam_policy_generator, secret_generator};
+use references::{name_reference, refvar};
+use transformers::{
+    annotations, hash, image_tag, labels, namespace, patch, patch_json6902, patch_strategic_merge,
+    prefix_suffix, replacement, replicas, value_add,
+};
 
 use kustom_api::{Error, Value};
 

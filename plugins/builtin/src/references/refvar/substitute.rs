@@ -1,0 +1,225 @@
+//! Substitution: replacing `$(NAME)` references in the fields the
+//! `varReference` specs name, with kustomize's escapes and number formats.
+
+use super::resolving::VarValue;
+use base64::Engine as _;
+use kustom_api::fieldspec::{split_path, FieldSpec};
+use kustom_api::{Error, ResId, Value};
+use std::collections::HashMap;
+
+/// Replaces `$(NAME)` references and counts which vars were used.
+pub(super) struct Substituter<'a> {
+    pub(super) values: &'a HashMap<String, VarValue>,
+    pub(super) used: HashMap<String, usize>,
+}
+
+impl Substituter<'_> {
+    /// Substitute in every field of `obj` that `spec` names.
+    pub(super) fn apply_spec(&mut self, obj: &mut Value, spec: &FieldSpec) -> Result<(), Error> {
+        if !spec.applies_to_object(obj) {
+            return Ok(());
+        }
+        let id = ResId::of(obj);
+        let path = split_path(&spec.path);
+        self.walk(obj, &path)
+            .map_err(|e| e.context(format!("considering field '{}' of object {id}", spec.path)))
+    }
+
+    /// Follow `path` down from `node`; sequences on the way are walked item
+    /// by item, missing or null fields end the walk quietly.
+    fn walk(&mut self, node: &mut Value, path: &[String]) -> Result<(), Error> {
+        let Some((first, _)) = path.split_first() else {
+            return self.substitute_field(node);
+        };
+        match node {
+            Value::Null => Ok(()),
+            Value::Array(items) => {
+                for item in items {
+                    self.walk(item, path).map_err(|e| {
+                        e.context(format!("visit traversal on path: [{}]", path.join(" ")))
+                    })?;
+                }
+                Ok(())
+            }
+            Value::Object(map) => {
+                // A trailing `[]` only hints at a sequence.
+                let key = first.strip_suffix("[]").unwrap_or(first);
+                if key.is_empty() {
+                    return Err(Error::new("cannot set or create an empty field name"));
+                }
+                match map.get_mut(key) {
+                    Some(child) => self.walk(child, &path[1..]),
+                    None => Ok(()),
+                }
+            }
+            _ => Err(Error::new("expected sequence or mapping node")),
+        }
+    }
+
+    /// The field the spec names: a string, the string values of a map, or
+    /// the items of a sequence of strings.
+    fn substitute_field(&mut self, node: &mut Value) -> Result<(), Error> {
+        match node {
+            Value::String(s) => {
+                *node = self.expand(s);
+                Ok(())
+            }
+            Value::Object(map) => {
+                for v in map.values_mut() {
+                    if let Value::String(s) = v {
+                        *v = self.expand(s);
+                    }
+                }
+                Ok(())
+            }
+            Value::Array(items) => {
+                for item in items {
+                    let Value::String(s) = item else {
+                        return Err(Error::new("invalid value type expect a string"));
+                    };
+                    *item = self.expand(s);
+                }
+                Ok(())
+            }
+            // Null, numbers and booleans hold no references.
+            _ => Ok(()),
+        }
+    }
+
+    /// The value of `$(name)`, counting the use; None for an unknown or
+    /// structured var (the reference then stays as written).
+    fn value_of(&mut self, name: &str) -> Option<&VarValue> {
+        let v = self.values.get(name)?;
+        if *v == VarValue::Structured {
+            tracing::info!("var {name}: a mapping or sequence cannot replace $({name})");
+            return None;
+        }
+        *self.used.entry(name.to_string()).or_insert(0) += 1;
+        Some(v)
+    }
+
+    /// Expand references in one string. A string that is exactly one
+    /// known reference takes the var's value with its type; otherwise the
+    /// result is a string. `$$` is an escaped `$`; `$(` without a closing
+    /// `)` and `$` before anything else stay as written.
+    pub(super) fn expand(&mut self, input: &str) -> Value {
+        if let Some(name) = whole_reference(input) {
+            let typed = self.value_of(name).and_then(VarValue::to_json);
+            return typed.unwrap_or_else(|| Value::String(input.to_string()));
+        }
+        let bytes = input.as_bytes();
+        let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b != b'$' || i + 1 == bytes.len() {
+                out.push(b);
+                i += 1;
+                continue;
+            }
+            match bytes[i + 1] {
+                b'$' => {
+                    out.push(b'$');
+                    i += 2;
+                }
+                b'(' => match input[i + 2..].find(')') {
+                    Some(len) => {
+                        let name = &input[i + 2..i + 2 + len];
+                        match self.value_of(name).and_then(VarValue::to_text) {
+                            Some(text) => out.extend_from_slice(text.as_bytes()),
+                            None => out.extend_from_slice(&bytes[i..i + 3 + len]),
+                        }
+                        i += 3 + len;
+                    }
+                    None => {
+                        out.extend_from_slice(b"$(");
+                        i += 2;
+                    }
+                },
+                other => {
+                    // kustomize copies the next *byte* as if it were a code
+                    // point: ASCII passes through; the lead byte of a
+                    // multi-byte character becomes its Latin-1 look-alike,
+                    // leaving the continuation bytes dangling.
+                    out.push(b'$');
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(char::from(other).encode_utf8(&mut buf).as_bytes());
+                    i += 2;
+                }
+            }
+        }
+        match String::from_utf8(out) {
+            Ok(s) => Value::String(s),
+            // kustomize's YAML encoder writes a string that is not UTF-8 as
+            // base64; that text is what its output shows.
+            Err(e) => {
+                Value::String(base64::engine::general_purpose::STANDARD.encode(e.into_bytes()))
+            }
+        }
+    }
+}
+
+/// The name in a string that is exactly `$(name)`.
+pub(super) fn whole_reference(s: &str) -> Option<&str> {
+    let name = s.strip_prefix("$(")?.strip_suffix(')')?;
+    (!name.contains(')')).then_some(name)
+}
+
+/// Go's `%v` for a float64: the shortest digits that round-trip, in
+/// exponent form (`1.5e+06`, `1e-05`) when the exponent is below -4 or at
+/// least 6, else plain.
+pub(super) fn go_format_float(f: f64) -> String {
+    if !f.is_finite() {
+        return if f.is_nan() {
+            "NaN".into()
+        } else if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    // Rust's `{:e}` gives the same shortest digits: `-1.234e5`.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (neg, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if !(-4..6).contains(&exp) {
+        let (first, rest) = digits.split_first().unwrap_or((&b'0', &[]));
+        out.push(char::from(*first));
+        if !rest.is_empty() {
+            out.push('.');
+            out.extend(rest.iter().map(|&d| char::from(d)));
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        out.push_str(&format!("{:02}", exp.unsigned_abs()));
+        return out;
+    }
+    // Plain: `dp` digits before the point.
+    let dp = exp + 1;
+    let digit_at = |i: i32| -> char {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| digits.get(i))
+            .map_or('0', |&d| char::from(d))
+    };
+    if dp > 0 {
+        (0..dp).for_each(|i| out.push(digit_at(i)));
+    } else {
+        out.push('0');
+    }
+    let n_digits = i32::try_from(digits.len()).unwrap_or(i32::MAX);
+    if n_digits > dp {
+        out.push('.');
+        (dp..n_digits).for_each(|i| out.push(digit_at(i)));
+    }
+    out
+}

@@ -1,0 +1,5 @@
+//! Choosing resources and fields: patch-target selectors, resource ids and
+//! the elements of kyaml field paths.
+
+pub(crate) mod path_elements;
+pub mod target;
