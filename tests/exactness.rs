@@ -765,3 +765,135 @@ fn json_patches_unlink_shared_entries() {
         Want::Yaml("apiVersion: v1\nkind: Service\nmetadata:\n  labels:\n    team: b\n  name: s\nspec:\n  selector:\n    app: d\n    team: q\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    team: b\n  name: d\nspec:\n  selector:\n    matchLabels:\n      app: d\n      team: b\n  template:\n    metadata:\n      labels:\n        app: d\n        team: b\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"),
     );
 }
+
+/// A multi-document patch under `patches:` without a `target` that sets
+/// annotations to null removes them, and adds nothing where they were
+/// absent (kustomize merges the patch's own nodes); with a target or under
+/// `patchesStrategicMerge` kustomize copies the annotations as strings
+/// first, so `null` comes out as `"null"` there.
+#[test]
+fn null_annotations_in_patches_without_target_delete() {
+    const CRDS: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: a.example.com
+  annotations:
+    cert-manager.io/inject-ca-from: ns/cert
+    keep: "yes"
+spec:
+  group: example.com
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: b.example.com
+spec:
+  group: example.com
+"#;
+    const PATCH: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: a.example.com
+  annotations:
+    cert-manager.io/inject-ca-from: null
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: b.example.com
+  annotations:
+    cert-manager.io/inject-ca-from: null
+"#;
+    check(
+        "patch without target",
+        &[
+            (
+                "kustomization.yaml",
+                "resources:\n- crds.yaml\npatches:\n- path: patch.yaml\n",
+            ),
+            ("crds.yaml", CRDS),
+            ("patch.yaml", PATCH),
+        ],
+        Want::Yaml(
+            r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  annotations:
+    keep: "yes"
+  name: a.example.com
+spec:
+  group: example.com
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: b.example.com
+spec:
+  group: example.com
+"#,
+        ),
+    );
+    check(
+        "json patch value null, labels and other null forms",
+        &[
+            (
+                "kustomization.yaml",
+                r#"resources:
+- crds.yaml
+patches:
+- patch: |-
+    - op: add
+      path: /metadata/annotations/added
+      value: null
+  target:
+    name: a.example.com
+- patch: |-
+    apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata:
+      name: b.example.com
+      labels:
+        gone: null
+        x: ~
+      annotations:
+        tilde: ~
+        hex: 0x1F
+        empty:
+"#,
+            ),
+            ("crds.yaml", CRDS),
+        ],
+        Want::Yaml(
+            r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  annotations:
+    added: "null"
+    cert-manager.io/inject-ca-from: ns/cert
+    keep: "yes"
+  name: a.example.com
+spec:
+  group: example.com
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  annotations:
+    hex: "0x1F"
+  labels: {}
+  name: b.example.com
+spec:
+  group: example.com
+"#,
+        ),
+    );
+    let with_target = "resources:\n- crds.yaml\npatches:\n- path: patch.yaml\n  target:\n    kind: CustomResourceDefinition\n    name: a.example.com\n";
+    let one = PATCH.split("---").next().unwrap_or(PATCH);
+    check(
+        "patch with target keeps the string",
+        &[("kustomization.yaml", with_target), ("crds.yaml", CRDS), ("patch.yaml", one)],
+        Want::Yaml(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  annotations:\n    cert-manager.io/inject-ca-from: \"null\"\n    keep: \"yes\"\n  name: a.example.com\nspec:\n  group: example.com\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: b.example.com\nspec:\n  group: example.com\n",
+        ),
+    );
+}

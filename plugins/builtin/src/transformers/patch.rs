@@ -8,7 +8,7 @@
 //! exactly one must succeed.
 
 use super::patch_json6902::string_field;
-use super::patch_strategic_merge::{apply_to_selected, parse_resources};
+use super::patch_strategic_merge::{apply_to_selected, parse_patch_as_written, parse_resources};
 use crate::merging::json_patch::{self, Operation};
 use crate::merging::smp;
 use crate::selecting::target::{self, Selector};
@@ -68,12 +68,15 @@ pub fn configure(config: &Value, ctx: &Ctx) -> Result<PatchTransformer, Error> {
             (text, format!("[path: {}]", go_quote(&path)))
         }
     };
-    let sm = parse_resources(&text);
-    let json = json_ops(&text);
     let target = match config.get("target") {
         None | Some(Value::Null) => None,
         Some(t) => Some(Selector::from_value(t)?),
     };
+    let sm = match target {
+        Some(_) => parse_resources(&text),
+        None => parse_patch_as_written(&text),
+    };
+    let json = json_ops(&text);
     let patch = match (sm, json) {
         (Ok(_), Ok(_)) => {
             return Err(err!(

@@ -139,7 +139,21 @@ impl ParseError {
 /// and (unless it is a `…List`) a name, and `…List` documents with `items`
 /// are replaced by their items (queued after the other documents).
 pub(crate) fn parse_resources(text: &str) -> Result<Vec<Value>, ParseError> {
-    let docs = kustom_api::yaml::parse_stream(text).map_err(|error| ParseError {
+    parse_resources_with(text, kustom_api::yaml::parse_stream)
+}
+
+/// [`parse_resources`] for a patch merged as written (no `target`): a null
+/// annotation stays null, the merge's delete directive, since kustomize
+/// merges the patch's own nodes there instead of a string-map copy.
+pub(crate) fn parse_patch_as_written(text: &str) -> Result<Vec<Value>, ParseError> {
+    parse_resources_with(text, kustom_api::yaml::parse_stream_as_patch)
+}
+
+fn parse_resources_with(
+    text: &str,
+    parse: fn(&str) -> Result<Vec<Value>, Error>,
+) -> Result<Vec<Value>, ParseError> {
+    let docs = parse(text).map_err(|error| ParseError {
         error,
         syntax: true,
     })?;
