@@ -897,3 +897,48 @@ spec:
         ),
     );
 }
+
+/// Selector fields are Go regular expressions: a `{` that starts no
+/// repetition is a literal there, so a templated name like
+/// `${CLUSTER_NAME}-control-plane` compiles (and, `$` being the end of the
+/// text, matches nothing as a patch target).
+#[test]
+fn selectors_use_go_regex_syntax() {
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${CLUSTER_NAME}-control-plane\ndata:\n  a: b\n";
+    let want = "apiVersion: v1\ndata:\n  a: b\nkind: ConfigMap\nmetadata:\n  name: ${CLUSTER_NAME}-control-plane\n";
+    check(
+        "templated name in a patch target",
+        &[
+            ("cm.yaml", cm),
+            (
+                "kustomization.yaml",
+                "resources:\n- cm.yaml\npatches:\n- patch: |-\n    - op: add\n      path: /data/c\n      value: d\n  target:\n    kind: ConfigMap\n    name: ${CLUSTER_NAME}-control-plane\n",
+            ),
+        ],
+        Want::Yaml(want),
+    );
+    check(
+        "escaped template matches",
+        &[
+            ("cm.yaml", cm),
+            (
+                "kustomization.yaml",
+                "resources:\n- cm.yaml\npatches:\n- patch: |-\n    - op: add\n      path: /data/c\n      value: d\n  target:\n    name: \\$\\{CLUSTER_NAME}-control-.*\n",
+            ),
+        ],
+        Want::Yaml("apiVersion: v1\ndata:\n  a: b\n  c: d\nkind: ConfigMap\nmetadata:\n  name: ${CLUSTER_NAME}-control-plane\n"),
+    );
+    check(
+        "templated name in a replacement target",
+        &[
+            ("cm.yaml", cm),
+            (
+                "kustomization.yaml",
+                "resources:\n- cm.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n    fieldPath: data.a\n  targets:\n  - select:\n      name: ${CLUSTER_NAME}-control-plane\n    fieldPaths:\n    - data.z\n",
+            ),
+        ],
+        // kustomize selects the ConfigMap here and then finds no `data.z`:
+        // the selector compiles, where Rust's syntax alone would fail.
+        Want::Fails("unable to find field \"data.z\" in replacement target"),
+    );
+}

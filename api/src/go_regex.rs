@@ -111,26 +111,33 @@ pub fn translate(go: &str) -> Result<String, Error> {
 /// selectors: `^(?:pattern)$`).
 pub fn anchored(go: &str) -> Result<regex::Regex, Error> {
     let rust = translate(go)?;
-    regex::Regex::new(&format!("^(?:{rust})$"))
-        .map_err(|e| Error::new(format!("error parsing regexp: {}", last_line(&e))))
+    regex::Regex::new(&format!("^(?:{rust})$")).map_err(|e| go_error(&e, &format!("^(?:{go})$")))
 }
 
 /// Compile a Go pattern as written (unanchored).
 pub fn compile(go: &str) -> Result<regex::Regex, Error> {
     let rust = translate(go)?;
-    regex::Regex::new(&rust)
-        .map_err(|e| Error::new(format!("error parsing regexp: {}", last_line(&e))))
+    regex::Regex::new(&rust).map_err(|e| go_error(&e, go))
 }
 
-/// The last line of a `regex` error (its message without the caret art).
-fn last_line(e: &regex::Error) -> String {
-    let text = e.to_string();
-    text.lines()
-        .last()
-        .unwrap_or(&text)
-        .trim()
-        .trim_start_matches("error: ")
-        .to_string()
+/// A `regex` syntax error in the words Go's regexp package uses for the
+/// same mistake: `error parsing regexp: <what>: `<pattern>``.
+fn go_error(e: &regex::Error, pattern: &str) -> Error {
+    let detail = match e {
+        regex::Error::Syntax(s) => s.lines().last().unwrap_or(s).trim().to_string(),
+        other => other.to_string(),
+    };
+    let detail = detail.strip_prefix("error: ").unwrap_or(&detail);
+    let go = match detail {
+        "unclosed group" => "missing closing )",
+        "unopened group" => "unexpected )",
+        "unclosed character class" => "missing closing ]",
+        "repetition operator missing expression" => "missing argument to repetition operator",
+        "incomplete escape sequence, reached end of pattern prematurely"
+        | "unrecognized escape sequence" => "invalid escape sequence",
+        other => other,
+    };
+    Error::new(format!("error parsing regexp: {go}: `{pattern}`"))
 }
 
 /// Where `{` at `i` ends a Go repetition `{n}`, `{n,}` or `{n,m}`; None when

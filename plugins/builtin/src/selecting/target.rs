@@ -103,9 +103,8 @@ fn anchored(pattern: &str) -> Result<Option<Regex>, Error> {
     if pattern.is_empty() {
         return Ok(None);
     }
-    Regex::new(&format!("^(?:{pattern})$"))
-        .map(Some)
-        .map_err(|e| err!("error parsing regexp: {e}"))
+    // Go's RE2 syntax, as kustomize compiles selectors.
+    kustom_api::go_regex::anchored(pattern).map(Some)
 }
 
 fn matches(re: &Option<Regex>, s: &str) -> bool {

@@ -36,8 +36,13 @@ impl ImageRewrite {
         let name = config_str_field(&image, "name")?;
         // The name is used as a regular expression, unescaped, as kustomize
         // does (so `.` in a registry host matches any character).
-        let pattern = format!("^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$");
-        let matcher = Regex::new(&pattern)
+        // It is Go RE2 syntax, rewritten for Rust's engine.
+        let matcher = kustom_api::go_regex::translate(name.as_str())
+            .and_then(|rust| {
+                let pattern =
+                    format!("^{rust}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$");
+                Regex::new(&pattern).map_err(|e| Error::new(e.to_string()))
+            })
             .map_err(|e| Error::new(format!("image name {name:?} is not a valid pattern: {e}")))?;
         Ok(ImageRewrite {
             matcher,

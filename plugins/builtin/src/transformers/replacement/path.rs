@@ -527,26 +527,10 @@ impl Matcher<'_> {
     }
 }
 
-/// Compile a list-selector pattern (Go RE2 syntax; Rust's `regex` is close),
-/// with Go's wording for the common syntax errors.
+/// Compile a list-selector pattern (Go RE2 syntax), with Go's wording for
+/// syntax errors.
 fn compile(pattern: &str) -> Result<Regex, Error> {
-    Regex::new(pattern).map_err(|e| {
-        let detail = match &e {
-            regex::Error::Syntax(s) => s.lines().last().unwrap_or(s).trim().to_string(),
-            other => other.to_string(),
-        };
-        let detail = detail.strip_prefix("error: ").unwrap_or(&detail);
-        let go = match detail {
-            "unclosed group" => "missing closing )",
-            "unopened group" => "unexpected )",
-            "unclosed character class" => "missing closing ]",
-            "repetition operator missing expression" => "missing argument to repetition operator",
-            "incomplete escape sequence, reached end of pattern prematurely"
-            | "unrecognized escape sequence" => "invalid escape sequence",
-            other => other,
-        };
-        err!("error parsing regexp: {go}: `{pattern}`")
-    })
+    kustom_api::go_regex::compile(pattern)
 }
 
 /// A node printed as kyaml prints it (block YAML, keys in document order,
