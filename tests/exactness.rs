@@ -942,3 +942,186 @@ fn selectors_use_go_regex_syntax() {
         Want::Fails("unable to find field \"data.z\" in replacement target"),
     );
 }
+
+/// Field names match ignoring case at every depth, as Go's JSON decoding
+/// does (`Replacements`, `Source`, `FieldPath`, `Options.Delimiter`,
+/// `Targets`, `Select`, `Patches`, `Target: {Kind: …}`); a key that names
+/// no field of a replacement is an error, as in kustomize.
+#[test]
+fn field_names_match_ignoring_case_at_every_depth() {
+    const RES: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: src
+data:
+  value: a,b,c
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: c
+        image: nginx:1.0
+"#;
+    check(
+        "mixed-case keys in replacements and patches",
+        &[
+            ("res.yaml", RES),
+            (
+                "kustomization.yaml",
+                r#"resources:
+- res.yaml
+Replacements:
+- Source:
+    Kind: ConfigMap
+    name: src
+    FieldPath: data.value
+    Options:
+      Delimiter: ","
+      Index: 1
+  Targets:
+  - Select:
+      Kind: Deployment
+    FieldPaths:
+    - spec.template.spec.containers.0.name
+Patches:
+- Patch: |-
+    - op: add
+      path: /metadata/labels
+      value: {x: y}
+  Target:
+    Kind: Deployment
+"#,
+            ),
+        ],
+        Want::Yaml(
+            r#"apiVersion: v1
+data:
+  value: a,b,c
+kind: ConfigMap
+metadata:
+  name: src
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  labels:
+    x: true
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - image: nginx:1.0
+        name: b
+"#,
+        ),
+    );
+    check(
+        "unknown key in a replacement source",
+        &[
+            ("res.yaml", RES),
+            (
+                "kustomization.yaml",
+                r#"resources:
+- res.yaml
+replacements:
+- source:
+    kind: ConfigMap
+    fieldpathx: data.value
+  targets:
+  - select:
+      kind: Deployment
+    fieldPaths:
+    - spec.template.spec.containers.0.name
+"#,
+            ),
+        ],
+        Want::Fails("unknown field `fieldpathx`"),
+    );
+}
+
+/// JSON patch operations written as YAML are read as YAML 1.1, as
+/// sigs.k8s.io/yaml reads them (`on` and `y` are booleans, `010` is 8).
+#[test]
+fn json_patch_yaml_is_yaml_1_1() {
+    check(
+        "YAML 1.1 scalars in op values",
+        &[
+            (
+                "res.yaml",
+                r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: src
+data:
+  value: a,b,c
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: c
+        image: nginx:1.0
+"#,
+            ),
+            (
+                "kustomization.yaml",
+                r#"resources:
+- res.yaml
+patches:
+- patch: |-
+    - op: add
+      path: /metadata/annotations
+      value: {a: on, b: "on", c: 010, d: 1e3, e: 0x1F, f: no, g: ~, h: 1.0}
+  target:
+    kind: Deployment
+- patch: |-
+    - op: add
+      path: /spec/replicas
+      value: 010
+  target:
+    kind: Deployment
+"#,
+            ),
+        ],
+        Want::Yaml(
+            r#"apiVersion: v1
+data:
+  value: a,b,c
+kind: ConfigMap
+metadata:
+  name: src
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  annotations:
+    a: "true"
+    b: "on"
+    c: "8"
+    d: "1000"
+    e: "31"
+    f: "false"
+    g: "null"
+    h: "1"
+  name: web
+spec:
+  replicas: 8
+  template:
+    spec:
+      containers:
+      - image: nginx:1.0
+        name: c
+"#,
+        ),
+    );
+}

@@ -315,7 +315,18 @@ impl Kustomization {
             )));
         }
         let mut value = value;
-        fold_field_case(&mut value);
+        // kustomize decodes kustomizations with Go's encoding/json, which
+        // matches field names ignoring case at every depth; fold them to
+        // their spelling before the strict decoding.
+        let mut unknown = Vec::new();
+        types::fold_field_names(&mut value, &types::KUSTOMIZATION, "", &mut unknown);
+        if let Some(first) = unknown.first() {
+            return Err(Error::new(format!(
+                "invalid Kustomization {}: {first}{}; fix or remove the field (see the kustomization reference)",
+                file.display(),
+                did_you_mean(first)
+            )));
+        }
         nulls::zero_nulls(&mut value);
         let empty = nulls::is_empty(&value);
         for warning in deprecation_warnings(&value) {
@@ -397,68 +408,6 @@ impl Kustomization {
     }
 }
 
-/// The kustomization's top-level fields, and the fields of its typed entries.
-const TOP_FIELDS: &[&str] = &[
-    "apiVersion",
-    "kind",
-    "metadata",
-    "openapi",
-    "namePrefix",
-    "nameSuffix",
-    "namespace",
-    "commonLabels",
-    "labels",
-    "commonAnnotations",
-    "patchesStrategicMerge",
-    "patchesJson6902",
-    "patches",
-    "images",
-    "imageTags",
-    "replacements",
-    "replicas",
-    "vars",
-    "sortOptions",
-    "resources",
-    "components",
-    "crds",
-    "bases",
-    "configMapGenerator",
-    "secretGenerator",
-    "helmGlobals",
-    "helmCharts",
-    "helmChartInflationGenerator",
-    "generatorOptions",
-    "configurations",
-    "generators",
-    "transformers",
-    "validators",
-    "buildMetadata",
-];
-const LABEL_FIELDS: &[&str] = &["pairs", "includeSelectors", "includeTemplates", "fields"];
-const PATCH_FIELDS: &[&str] = &["path", "patch", "target", "options"];
-const IMAGE_FIELDS: &[&str] = &["name", "newName", "newTag", "digest", "tagSuffix"];
-const REPLICA_FIELDS: &[&str] = &["name", "count"];
-const GENERATOR_FIELDS: &[&str] = &[
-    "name",
-    "namespace",
-    "behavior",
-    "literals",
-    "files",
-    "envs",
-    "env",
-    "options",
-    "type",
-];
-const OPTION_FIELDS: &[&str] = &[
-    "labels",
-    "annotations",
-    "disableNameSuffixHash",
-    "immutable",
-];
-
-/// kustomize decodes kustomizations with Go's encoding/json, which matches
-/// field names case-insensitively (`nameprefix:` works): fold known names
-/// to their canonical spelling before strict decoding.
 /// The warnings kustomize prints on STDERR, in its words and order, for
 /// each deprecated field a kustomization sets (even to an empty list).
 pub fn deprecation_warnings(value: &Value) -> Vec<String> {
@@ -515,56 +464,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
-}
-
-fn fold_field_case(value: &mut Value) {
-    fold_keys(value, TOP_FIELDS);
-    let Some(map) = value.as_object_mut() else {
-        return;
-    };
-    for (field, names) in [
-        ("labels", LABEL_FIELDS),
-        ("patches", PATCH_FIELDS),
-        ("patchesJson6902", PATCH_FIELDS),
-        ("images", IMAGE_FIELDS),
-        ("imageTags", IMAGE_FIELDS),
-        ("replicas", REPLICA_FIELDS),
-        ("configMapGenerator", GENERATOR_FIELDS),
-        ("secretGenerator", GENERATOR_FIELDS),
-    ] {
-        if let Some(Value::Array(items)) = map.get_mut(field) {
-            for item in items {
-                fold_keys(item, names);
-                if let Some(opts) = item.get_mut("options") {
-                    if field.ends_with("Generator") {
-                        fold_keys(opts, OPTION_FIELDS);
-                    }
-                }
-            }
-        }
-    }
-    if let Some(opts) = map.get_mut("generatorOptions") {
-        fold_keys(opts, OPTION_FIELDS);
-    }
-}
-
-/// Rename keys of `value` that equal one of `names` ignoring ASCII case.
-fn fold_keys(value: &mut Value, names: &[&str]) {
-    let Some(map) = value.as_object_mut() else {
-        return;
-    };
-    if map.keys().all(|k| names.contains(&k.as_str())) {
-        return;
-    }
-    let old = std::mem::take(map);
-    for (k, v) in old {
-        let key = names
-            .iter()
-            .find(|n| n.eq_ignore_ascii_case(&k))
-            .map_or(k, |n| n.to_string());
-        // Go's decoder lets a later spelling win.
-        map.insert(key, v);
-    }
 }
 
 #[cfg(test)]

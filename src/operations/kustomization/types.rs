@@ -230,6 +230,46 @@ static VAR: Struct = Struct {
         f("fieldref", Obj(&FIELD_SELECTOR), Never),
     ],
 };
+static FIELD_OPTIONS: Struct = Struct {
+    name: "FieldOptions",
+    fields: &[
+        f("delimiter", Str, Empty),
+        f("index", Int, Empty),
+        f("encoding", Str, Empty),
+        f("create", Bool, Empty),
+    ],
+};
+static SOURCE_SELECTOR: Struct = Struct {
+    name: "SourceSelector",
+    fields: &[
+        f("group", Str, Empty),
+        f("version", Str, Empty),
+        f("kind", Str, Empty),
+        f("name", Str, Empty),
+        f("namespace", Str, Empty),
+        f("fieldPath", Str, Empty),
+        f("options", Obj(&FIELD_OPTIONS), Nil),
+    ],
+};
+static TARGET_SELECTOR: Struct = Struct {
+    name: "TargetSelector",
+    fields: &[
+        f("select", Obj(&SELECTOR), Nil),
+        f("reject", List(&SELECTOR), Empty),
+        f("fieldPaths", StrList, Empty),
+        f("options", Obj(&FIELD_OPTIONS), Nil),
+    ],
+};
+/// `replacements:` entries (kustomize's ReplacementField: a Replacement
+/// inline, or the `path` of a file of them).
+static REPLACEMENT_FIELD: Struct = Struct {
+    name: "ReplacementField",
+    fields: &[
+        f("source", Obj(&SOURCE_SELECTOR), Nil),
+        f("targets", List(&TARGET_SELECTOR), Empty),
+        f("path", Str, Empty),
+    ],
+};
 static IMAGE: Struct = Struct {
     name: "Image",
     fields: &[
@@ -264,8 +304,7 @@ pub static KUSTOMIZATION: Struct = Struct {
         f("patches", List(&PATCH), Empty),
         f("images", List(&IMAGE), Empty),
         f("imageTags", List(&IMAGE), Empty),
-        // Replacements are copied as they are: edit never changes them.
-        f("replacements", Any, Empty),
+        f("replacements", List(&REPLACEMENT_FIELD), Empty),
         f("replicas", List(&REPLICA), Empty),
         f("vars", List(&VAR), Empty),
         f("sortOptions", Obj(&SORT_OPTIONS), Nil),
@@ -286,6 +325,58 @@ pub static KUSTOMIZATION: Struct = Struct {
         f("buildMetadata", StrList, Empty),
     ],
 };
+
+/// Give every key of `v`, a value of type `s`, the spelling of the field
+/// it names, at every depth: Go's JSON decoder matches field names exactly
+/// or else ignoring case (`Target: {Kind: …}` is `target: {kind: …}`).
+/// Map-typed fields (labels, annotations) keep their keys. Under a field of
+/// one of the `strict` types, a key that names no field is returned as
+/// "unknown field `k` in PATH, expected one of …", as kustomize rejects it;
+/// elsewhere it is left for the loader's own checks.
+pub fn fold_field_names(v: &mut Value, s: &'static Struct, path: &str, unknown: &mut Vec<String>) {
+    let strict = std::ptr::eq(s, &REPLACEMENT_FIELD)
+        || std::ptr::eq(s, &SOURCE_SELECTOR)
+        || std::ptr::eq(s, &TARGET_SELECTOR)
+        || std::ptr::eq(s, &FIELD_OPTIONS)
+        || (std::ptr::eq(s, &SELECTOR) && path.starts_with("replacements"));
+    let Some(map) = v.as_object_mut() else {
+        return;
+    };
+    let old = std::mem::take(map);
+    for (k, mut child) in old {
+        let field = s
+            .fields
+            .iter()
+            .find(|f| f.name == k)
+            .or_else(|| s.fields.iter().find(|f| f.name.eq_ignore_ascii_case(&k)));
+        let Some(field) = field else {
+            if strict {
+                let names: Vec<String> = s.fields.iter().map(|f| format!("`{}`", f.name)).collect();
+                unknown.push(format!(
+                    "unknown field `{k}` in {path}, expected one of {}",
+                    names.join(", ")
+                ));
+            }
+            map.insert(k, child);
+            continue;
+        };
+        let here = if path.is_empty() {
+            field.name.to_string()
+        } else {
+            format!("{path}.{}", field.name)
+        };
+        match (&field.ty, &mut child) {
+            (Ty::Obj(inner), c @ Value::Object(_)) => fold_field_names(c, inner, &here, unknown),
+            (Ty::List(inner), Value::Array(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    fold_field_names(item, inner, &format!("{here}[{i}]"), unknown);
+                }
+            }
+            _ => {}
+        }
+        map.insert(field.name.to_string(), child);
+    }
+}
 
 /// Go's name for the kind of a JSON value in decode errors.
 pub use kustom_api::resource::go_json_type as json_kind;

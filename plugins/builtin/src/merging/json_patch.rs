@@ -28,9 +28,11 @@ pub(crate) fn decode(text: &str) -> Result<Vec<Operation>, Error> {
     let doc: Value = if text.starts_with('[') {
         kustom_api::json::from_str(text).map_err(|e| err!("{e}"))?
     } else {
-        // kustomize converts YAML to JSON through Go's float64: a YAML 1.0
-        // becomes the JSON 1, which matters to `test`.
-        let mut doc = kustom_api::yaml::parse_stream(text)?
+        // kustomize converts YAML to JSON with sigs.k8s.io/yaml, i.e.
+        // go-yaml v2: YAML 1.1 scalars (`y`, `on` are booleans), and
+        // through Go's float64: a YAML 1.0 becomes the JSON 1, which
+        // matters to `test`.
+        let mut doc = kustom_api::yaml::parse_kustomization(text)?
             .into_iter()
             .next()
             .unwrap_or(Value::Null);
