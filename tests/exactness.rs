@@ -1125,3 +1125,125 @@ spec:
         ),
     );
 }
+
+/// A `*` step in a field-spec path fails once the walk meets a mapping
+/// there, in every transformer that walks field specs, as kyaml's
+/// PathGetter does ("wildcard is not supported in PathGetter").
+#[test]
+fn wildcard_field_spec_steps_fail_as_in_kustomize() {
+    const DEP: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: c
+        image: nginx:1.0
+        env:
+        - name: X
+          value: $(V)
+"#;
+    check(
+        "commonLabels configuration",
+        &[
+            ("dep.yaml", DEP),
+            (
+                "cfg.yaml",
+                r#"commonLabels:
+- path: metadata/labels/*
+  create: true
+"#,
+            ),
+            (
+                "kustomization.yaml",
+                r#"resources:
+- dep.yaml
+configurations:
+- cfg.yaml
+commonLabels:
+  a: b
+"#,
+            ),
+        ],
+        Want::Fails("considering field 'metadata/labels/*' of object Deployment.v1.apps/"),
+    );
+    check(
+        "varReference configuration",
+        &[
+            ("dep.yaml", DEP),
+            (
+                "cfg.yaml",
+                r#"varReference:
+- path: metadata/labels/*
+"#,
+            ),
+            (
+                "kustomization.yaml",
+                r#"resources:
+- dep.yaml
+configurations:
+- cfg.yaml
+vars:
+- name: V
+  objref:
+    kind: Deployment
+    name: web
+    apiVersion: apps/v1
+"#,
+            ),
+        ],
+        Want::Fails("considering field 'metadata/labels/*' of object Deployment.v1.apps/"),
+    );
+    check(
+        "nameReference configuration",
+        &[
+            ("dep.yaml", DEP),
+            (
+                "cfg.yaml",
+                r#"nameReference:
+- kind: Deployment
+  fieldSpecs:
+  - path: metadata/labels/*
+"#,
+            ),
+            (
+                "kustomization.yaml",
+                r#"resources:
+- dep.yaml
+configurations:
+- cfg.yaml
+namePrefix: p-
+"#,
+            ),
+        ],
+        Want::Fails("considering field 'metadata/labels/*' of object Deployment.v1.apps/"),
+    );
+    check(
+        "images configuration",
+        &[
+            ("dep.yaml", DEP),
+            (
+                "cfg.yaml",
+                r#"images:
+- path: metadata/labels/*
+"#,
+            ),
+            (
+                "kustomization.yaml",
+                r#"resources:
+- dep.yaml
+configurations:
+- cfg.yaml
+images:
+- name: nginx
+  newTag: "2"
+"#,
+            ),
+        ],
+        Want::Fails("considering field 'metadata/labels/*' of object Deployment.v1.apps/"),
+    );
+}

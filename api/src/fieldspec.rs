@@ -143,9 +143,7 @@ pub fn visit_path(
                 Some(k) => (k, true),
                 None => (first.as_str(), false),
             };
-            if key.is_empty() {
-                return Err(Error::new("cannot set or create an empty field name"));
-            }
+            check_field_name(key)?;
             let missing = map.get(key).is_none_or(Value::is_null);
             if missing && is_seq {
                 // kustomize takes the `[]` hint even when not creating: a
@@ -177,6 +175,19 @@ pub fn visit_path(
         _ => Err(Error::new(format!(
             "expected sequence or mapping node at '{first}'"
         ))),
+    }
+}
+
+/// A path step about to be looked up in a mapping, checked as kyaml's
+/// lookup checks it: an empty name, or a `*` (its PathGetter has no
+/// wildcards), is an error — only once a walk meets a mapping there.
+pub fn check_field_name(key: &str) -> Result<(), Error> {
+    match key {
+        "" => Err(Error::new("cannot set or create an empty field name")),
+        "*" => Err(Error::new(
+            "fieldName: *: wildcard is not supported in PathGetter",
+        )),
+        _ => Ok(()),
     }
 }
 

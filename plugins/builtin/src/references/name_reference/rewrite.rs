@@ -143,9 +143,7 @@ pub(super) fn walk(
         }
         Value::Object(map) => {
             let key = first.strip_suffix("[]").unwrap_or(first);
-            if key.is_empty() {
-                return Err(Error::new("cannot set or create an empty field name"));
-            }
+            kustom_api::fieldspec::check_field_name(key)?;
             match map.get_mut(key) {
                 Some(child) => walk(child, rest, f),
                 None => Ok(()),

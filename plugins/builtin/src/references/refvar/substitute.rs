@@ -44,9 +44,7 @@ impl Substituter<'_> {
             Value::Object(map) => {
                 // A trailing `[]` only hints at a sequence.
                 let key = first.strip_suffix("[]").unwrap_or(first);
-                if key.is_empty() {
-                    return Err(Error::new("cannot set or create an empty field name"));
-                }
+                kustom_api::fieldspec::check_field_name(key)?;
                 match map.get_mut(key) {
                     Some(child) => self.walk(child, &path[1..]),
                     None => Ok(()),
