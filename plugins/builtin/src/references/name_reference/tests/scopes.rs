@@ -306,17 +306,32 @@ fn many_namespaces_resolve_locally() {
     }
 }
 
-/// `cargo test -p kustom-builtin --release -- --ignored scale --nocapture`
+/// Name-reference fixing grows linearly with the number of resources: four
+/// times the namespaces take well under the sixteen times a quadratic
+/// matching would (best of three runs each, so a busy machine's pauses do
+/// not count).
 #[test]
-#[ignore]
-fn scale() {
-    let mut rs = many_namespaces(6_000);
-    let start = std::time::Instant::now();
-    run(&mut rs).expect("nameref");
-    eprintln!("{} resources: {:?}", rs.len(), start.elapsed());
-    assert_eq!(
-        at(&rs[1], "/spec/template/spec/volumes/0/configMap/name"),
-        "p-cm-h0"
+fn scales_linearly() {
+    let best_of_three = |n: usize| {
+        (0..3)
+            .map(|_| {
+                let mut rs = many_namespaces(n);
+                let start = std::time::Instant::now();
+                run(&mut rs).expect("nameref");
+                assert_eq!(
+                    at(&rs[1], "/spec/template/spec/volumes/0/configMap/name"),
+                    "p-cm-h0"
+                );
+                start.elapsed()
+            })
+            .min()
+            .unwrap_or_default()
+    };
+    let small = best_of_three(400);
+    let large = best_of_three(1_600);
+    assert!(
+        large < small * 10,
+        "400 namespaces took {small:?}, 1,600 took {large:?}: more than linear"
     );
 }
 
