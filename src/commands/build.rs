@@ -2,7 +2,7 @@
 
 use super::build_settings::BuildArgs;
 use crate::fetch::lock::LockState;
-use crate::operations::build::Builder;
+use crate::operations::builder::Builder;
 use crate::operations::{output, write_output};
 use kustom_api::Error;
 use std::sync::Arc;

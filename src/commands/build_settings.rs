@@ -8,7 +8,7 @@
 //! container function fails with a message saying kustom has none.
 
 use crate::fetch::lock::LockState;
-use crate::operations::build::LoadRestrictor;
+use crate::operations::builder::LoadRestrictor;
 use crate::operations::output::Reorder;
 use crate::plugin_host::helm_overrides::HelmOverrides;
 use crate::plugin_host::{exec::Limits, Settings};

@@ -459,7 +459,7 @@ impl Localizer<'_> {
 
 /// Whether a file reads as Kubernetes objects.
 fn parses(path: &Path) -> bool {
-    crate::operations::build::read_resource_file(path, "", path).is_ok()
+    crate::operations::builder::read_resource_file(path, "", path).is_ok()
 }
 
 /// `localized-files/<host>/<path>` for a remote file URL.

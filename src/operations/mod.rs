@@ -3,7 +3,7 @@
 //! become, accumulate, run components, record origins, then sort and write.
 
 pub mod accumulator;
-pub mod build;
+pub mod builder;
 pub mod crds;
 pub mod kustomization;
 pub mod origin;

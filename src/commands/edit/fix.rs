@@ -98,9 +98,9 @@ pub fn fix_pre_marshalling(k: &mut Map<String, Value>) -> Result<(), Error> {
 /// The build output of a directory, as `kustom build` prints it.
 fn render(dir: &Path) -> Result<String, Error> {
     let settings = crate::commands::build_settings::plugin_settings()?;
-    let builder = crate::operations::build::Builder::new(
+    let builder = crate::operations::builder::Builder::new(
         settings,
-        crate::operations::build::LoadRestrictor::RootOnly,
+        crate::operations::builder::LoadRestrictor::RootOnly,
     );
     let built = builder.build(dir)?;
     let mut resources = built.resources;
