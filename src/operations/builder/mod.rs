@@ -11,8 +11,8 @@ mod remote;
 mod resources;
 
 use remote::RemoteRoot;
-use resources::{canonical_dir, parse_inline, Entry};
 pub use resources::{each_resource_in_file, read_resource_file};
+use resources::{parse_inline, Entry};
 
 use crate::fetch::remote::spec::{self, RepoSpec};
 use crate::operations::accumulator::{merge_vars, Accumulator};
@@ -536,6 +536,17 @@ impl Builder {
         built.resources = resources;
         Ok(built)
     }
+}
+
+/// `dir` as an absolute path without symlinks; kustomize's message when it
+/// is no directory to build.
+fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
+    dir.canonicalize().map_err(|e| {
+        Error::new(format!(
+            "must build at directory: not a valid directory: '{}': {e}",
+            dir.display()
+        ))
+    })
 }
 
 /// Load the kustomization in `dir` (a canonical directory). Under

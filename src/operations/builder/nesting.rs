@@ -1,8 +1,9 @@
 //! Nested kustomizations: a base built once in an accumulator of its own
 //! and merged into its parent; a component run on its parent's accumulator.
 
+use super::canonical_dir;
 use super::remote::RemoteRoot;
-use super::resources::{canonical_dir, refuse_absolute_root};
+use super::resources::refuse_absolute_root;
 use super::{load_target, Builder, Target};
 use crate::fetch::remote::spec::RepoSpec;
 use crate::operations::accumulator::Accumulator;

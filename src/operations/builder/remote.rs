@@ -1,7 +1,7 @@
 //! Remote bases and files inside a build: the containing remote root,
 //! where a remote checkout may be read, and files fetched for plugins.
 
-use super::resources::canonical_dir;
+use super::canonical_dir;
 use super::{Builder, Target};
 use crate::fetch::remote::spec::{self, RepoSpec};
 use kustom_api::{Error, Value};

@@ -3,7 +3,7 @@
 //! URL, within the load restrictor, and its documents read.
 
 use super::remote::RemoteRoot;
-use super::{Builder, DirRef, LoadRestrictor, Target};
+use super::{canonical_dir, Builder, DirRef, LoadRestrictor, Target};
 use crate::fetch::remote::spec::{self, RepoSpec};
 use crate::operations::accumulator::Accumulator;
 use crate::operations::origin::Trail;
@@ -29,15 +29,6 @@ pub(super) fn refuse_absolute_root(t: &Target, p: &str) -> Result<(), Error> {
         )));
     }
     Ok(())
-}
-
-pub(super) fn canonical_dir(dir: &Path) -> Result<PathBuf, Error> {
-    dir.canonicalize().map_err(|e| {
-        Error::new(format!(
-            "must build at directory: not a valid directory: '{}': {e}",
-            dir.display()
-        ))
-    })
 }
 
 /// Inline plugin configs: an entry that parses as YAML objects with a kind.

@@ -1,7 +1,7 @@
 //! `$patch` directives (`delete`, `replace`, `merge`) on maps and lists.
 
 use super::elements::set_element;
-use super::walker::raw_text;
+use super::nodes::raw_text;
 use kustom_api::{err, Error, Map, Value};
 
 /// Prefix of the directive key.

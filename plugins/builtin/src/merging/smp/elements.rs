@@ -1,7 +1,7 @@
 //! Associative-list elements: matching them on merge keys, unifying key
 //! tuples, and adding back the target's elements after a merge.
 
-use super::walker::{is_empty_map, raw_text, wrong_kind, Kind};
+use super::nodes::{is_empty_map, raw_text, wrong_kind, Kind};
 use kustom_api::{err, Error, Value};
 use std::collections::HashSet;
 

@@ -26,11 +26,13 @@ use crate::selecting::target;
 use identity::build_annotations;
 use kustom_api::schema::Schema;
 use kustom_api::{empty_nulls, protocol, resource, Error, Gvk, Map, Value};
-use walker::{is_empty_map, raw_text, Merger};
+use nodes::{is_empty_map, raw_text};
+use walker::Merger;
 
 mod directives;
 mod elements;
 mod identity;
+mod nodes;
 mod schema;
 #[cfg(test)]
 mod tests;

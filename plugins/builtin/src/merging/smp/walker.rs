@@ -5,8 +5,9 @@ use super::directives::{list_directive, map_directive, Directive};
 use super::elements::{
     add_target_elements, find_element, key_values, set_element, unify_all, validate_keys,
 };
+use super::nodes::{is_empty_map, is_missing_or_null, raw_text, wrong_kind, Kind};
 use kustom_api::schema::{Schema, SchemaNode};
-use kustom_api::{empty_nulls, err, Error, Map, Value};
+use kustom_api::{empty_nulls, Error, Map, Value};
 use std::collections::{BTreeSet, HashSet};
 
 /// The outcome of merging one node.
@@ -29,65 +30,6 @@ impl Merged {
             Merged::Dest(v) | Merged::Origin(v) if !v.is_null() => Some(v),
             _ => None,
         }
-    }
-}
-
-/// Node kinds, named as kyaml names them in errors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    Map,
-    Seq,
-    Scalar,
-}
-
-impl Kind {
-    /// The kind of a node.
-    pub(super) fn of(v: &Value) -> Kind {
-        match v {
-            Value::Object(_) => Kind::Map,
-            Value::Array(_) => Kind::Seq,
-            _ => Kind::Scalar,
-        }
-    }
-
-    /// kyaml's name for the kind, as its errors print it.
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Map => "MappingNode",
-            Kind::Seq => "SequenceNode",
-            Kind::Scalar => "ScalarNode",
-        }
-    }
-}
-
-/// kyaml's "wrong node kind" error, with the node printed as YAML.
-pub(super) fn wrong_kind(expected: Kind, node: &Value) -> Error {
-    err!(
-        "wrong node kind: expected {} but got {}: node contents:\n{}",
-        expected.name(),
-        Kind::of(node).name(),
-        kustom_api::yaml::to_yaml(node)
-    )
-}
-
-/// Missing, or an explicit null.
-pub(super) fn is_missing_or_null(v: Option<&Value>) -> bool {
-    matches!(v, None | Some(Value::Null))
-}
-
-/// A mapping without fields.
-pub(super) fn is_empty_map(v: &Value) -> bool {
-    matches!(v, Value::Object(m) if m.is_empty())
-}
-
-/// The text of a scalar as kyaml compares it; maps and lists have none.
-pub(super) fn raw_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Null => "null".into(),
-        Value::Object(_) | Value::Array(_) => String::new(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! by namespace, `roleRef` kind and prefix/suffix history.
 
 use super::candidates::Info;
-use super::rewrite::Job;
+use super::job::Job;
 use kustom_api::{err, Error};
 
 /// How candidates narrowed to several count as one (kustomize takes the first).

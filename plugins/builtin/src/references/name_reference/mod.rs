@@ -40,6 +40,7 @@ use kustom_api::{err, protocol, resource, yaml, Error, Gvk, Value};
 use std::collections::HashMap;
 
 mod candidates;
+mod job;
 mod matching;
 mod rewrite;
 mod table;
@@ -47,7 +48,8 @@ mod table;
 mod tests;
 
 use candidates::{subject_namespaces, Index, Referrer};
-use rewrite::{role_ref_gvk, walk, Job};
+use job::Job;
+use rewrite::{role_ref_gvk, walk};
 use table::{normalize, BackRef, Config};
 
 /// Rewrite name references in `resources` per the config's back-references.

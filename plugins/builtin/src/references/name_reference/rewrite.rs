@@ -1,22 +1,9 @@
 //! Rewriting a referrer's fields: walking a field path and writing the
 //! chosen target's new name (and namespace) into what it finds.
 
-use super::candidates::{Index, Referrer};
+use super::job::Job;
 use super::matching::Sameness;
 use kustom_api::{err, yaml, Error, Gvk, Value};
-
-/// One field spec being applied to one referrer.
-pub(super) struct Job<'a> {
-    pub(super) index: &'a Index,
-    pub(super) referrer: &'a Referrer<'a>,
-    pub(super) target: &'a Gvk,
-    /// For a `…roleRef/name` field: the gvk its sibling `apiGroup`/`kind` name.
-    pub(super) role_ref: Option<Gvk>,
-    /// Targets chosen, to receive a refBy entry.
-    pub(super) referred: &'a mut Vec<usize>,
-    /// Set when the candidates are ambiguous: they are listed in the error.
-    pub(super) ambiguous: Option<Vec<usize>>,
-}
 
 impl Job<'_> {
     /// Fix the value found at the end of the field path.

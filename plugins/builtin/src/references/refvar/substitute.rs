@@ -1,7 +1,7 @@
 //! Substitution: replacing `$(NAME)` references in the fields the
 //! `varReference` specs name, with kustomize's escapes and number formats.
 
-use super::resolving::VarValue;
+use super::vars::VarValue;
 use base64::Engine as _;
 use kustom_api::fieldspec::{split_path, FieldSpec};
 use kustom_api::{Error, ResId, Value};
@@ -161,63 +161,4 @@ impl Substituter<'_> {
 pub(super) fn whole_reference(s: &str) -> Option<&str> {
     let name = s.strip_prefix("$(")?.strip_suffix(')')?;
     (!name.contains(')')).then_some(name)
-}
-
-/// Go's `%v` for a float64: the shortest digits that round-trip, in
-/// exponent form (`1.5e+06`, `1e-05`) when the exponent is below -4 or at
-/// least 6, else plain.
-pub(super) fn go_format_float(f: f64) -> String {
-    if !f.is_finite() {
-        return if f.is_nan() {
-            "NaN".into()
-        } else if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    // Rust's `{:e}` gives the same shortest digits: `-1.234e5`.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (neg, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mantissa),
-    };
-    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-    let mut out = String::new();
-    if neg {
-        out.push('-');
-    }
-    if !(-4..6).contains(&exp) {
-        let (first, rest) = digits.split_first().unwrap_or((&b'0', &[]));
-        out.push(char::from(*first));
-        if !rest.is_empty() {
-            out.push('.');
-            out.extend(rest.iter().map(|&d| char::from(d)));
-        }
-        out.push('e');
-        out.push(if exp < 0 { '-' } else { '+' });
-        out.push_str(&format!("{:02}", exp.unsigned_abs()));
-        return out;
-    }
-    // Plain: `dp` digits before the point.
-    let dp = exp + 1;
-    let digit_at = |i: i32| -> char {
-        usize::try_from(i)
-            .ok()
-            .and_then(|i| digits.get(i))
-            .map_or('0', |&d| char::from(d))
-    };
-    if dp > 0 {
-        (0..dp).for_each(|i| out.push(digit_at(i)));
-    } else {
-        out.push('0');
-    }
-    let n_digits = i32::try_from(digits.len()).unwrap_or(i32::MAX);
-    if n_digits > dp {
-        out.push('.');
-        (dp..n_digits).for_each(|i| out.push(digit_at(i)));
-    }
-    out
 }

@@ -1,9 +1,8 @@
 //! Tests of the RefVarTransformer.
 
 use super::field_path::{lookup_field, split_field_path};
-use super::resolving::VarValue;
-use super::substitute::{go_format_float, Substituter};
-use super::vars::Var;
+use super::substitute::Substituter;
+use super::vars::{go_format_float, Var, VarValue};
 use super::*;
 use kustom_api::{protocol, resource, Gvk};
 use serde_json::json;

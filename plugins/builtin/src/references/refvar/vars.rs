@@ -1,4 +1,5 @@
-//! The `vars:` entries of the config: name, `objref` and `fieldref`,
+//! The `vars:` entries of the config (name, `objref`, `fieldref`) and the
+//! values they take,
 //! decoded the way kustomize's Go JSON decoding reads them.
 
 use kustom_api::{err, Error, Gvk, ResId, Value};
@@ -153,4 +154,114 @@ pub(super) fn string_field(
         Some(Value::String(s)) => Ok(s.clone()),
         Some(other) => Err(err!("invalid var: `{what}` must be a string, got {other}")),
     }
+}
+
+/// A var's value as kustomize reads it from a field.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum VarValue {
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// A mapping or sequence: kustomize cannot substitute it and leaves
+    /// `$(NAME)` in place.
+    Structured,
+}
+
+impl VarValue {
+    /// Convert the value found at a field path. Integers beyond 64 bits are
+    /// an error, as kustomize's `strconv.Atoi` makes them.
+    pub(super) fn from_field(v: &Value) -> Option<VarValue> {
+        Some(match v {
+            Value::String(s) => VarValue::Str(s.clone()),
+            Value::Bool(b) => VarValue::Bool(*b),
+            Value::Number(n) if n.is_f64() => VarValue::Float(n.as_f64()?),
+            Value::Number(n) => VarValue::Int(n.as_i64()?),
+            // kustomize returns a null scalar's text; the JSON form keeps no
+            // spelling, and `null` is the one it writes itself.
+            Value::Null => VarValue::Str("null".into()),
+            Value::Object(_) | Value::Array(_) => VarValue::Structured,
+        })
+    }
+
+    /// The value standing alone in a field: typed, as kustomize retags the node.
+    pub(super) fn to_json(&self) -> Option<Value> {
+        Some(match self {
+            VarValue::Str(s) => Value::String(s.clone()),
+            VarValue::Int(i) => Value::from(*i),
+            VarValue::Float(f) => serde_json::Number::from_f64(*f).map(Value::Number)?,
+            VarValue::Bool(b) => Value::Bool(*b),
+            VarValue::Structured => return None,
+        })
+    }
+
+    /// The value inside a longer string: Go's `%v` formatting.
+    pub(super) fn to_text(&self) -> Option<String> {
+        Some(match self {
+            VarValue::Str(s) => s.clone(),
+            VarValue::Int(i) => i.to_string(),
+            VarValue::Float(f) => go_format_float(*f),
+            VarValue::Bool(b) => b.to_string(),
+            VarValue::Structured => return None,
+        })
+    }
+}
+
+/// Go's `%v` for a float64: the shortest digits that round-trip, in
+/// exponent form (`1.5e+06`, `1e-05`) when the exponent is below -4 or at
+/// least 6, else plain.
+pub(super) fn go_format_float(f: f64) -> String {
+    if !f.is_finite() {
+        return if f.is_nan() {
+            "NaN".into()
+        } else if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    // Rust's `{:e}` gives the same shortest digits: `-1.234e5`.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (neg, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if !(-4..6).contains(&exp) {
+        let (first, rest) = digits.split_first().unwrap_or((&b'0', &[]));
+        out.push(char::from(*first));
+        if !rest.is_empty() {
+            out.push('.');
+            out.extend(rest.iter().map(|&d| char::from(d)));
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        out.push_str(&format!("{:02}", exp.unsigned_abs()));
+        return out;
+    }
+    // Plain: `dp` digits before the point.
+    let dp = exp + 1;
+    let digit_at = |i: i32| -> char {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| digits.get(i))
+            .map_or('0', |&d| char::from(d))
+    };
+    if dp > 0 {
+        (0..dp).for_each(|i| out.push(digit_at(i)));
+    } else {
+        out.push('0');
+    }
+    let n_digits = i32::try_from(digits.len()).unwrap_or(i32::MAX);
+    if n_digits > dp {
+        out.push('.');
+        (dp..n_digits).for_each(|i| out.push(digit_at(i)));
+    }
+    out
 }
