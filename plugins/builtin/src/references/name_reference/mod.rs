@@ -47,9 +47,10 @@ mod table;
 #[cfg(test)]
 mod tests;
 
+use crate::selecting::field_walk::walk;
 use candidates::{subject_namespaces, Index, Referrer};
 use job::Job;
-use rewrite::{role_ref_gvk, walk};
+use rewrite::role_ref_gvk;
 use table::{normalize, BackRef, Config};
 
 /// Rewrite name references in `resources` per the config's back-references.

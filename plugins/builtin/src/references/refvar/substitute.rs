@@ -2,6 +2,7 @@
 //! `varReference` specs name, with kustomize's escapes and number formats.
 
 use super::vars::VarValue;
+use crate::selecting::field_walk::walk;
 use base64::Engine as _;
 use kustom_api::fieldspec::{split_path, FieldSpec};
 use kustom_api::{Error, ResId, Value};
@@ -21,37 +22,8 @@ impl Substituter<'_> {
         }
         let id = ResId::of(obj);
         let path = split_path(&spec.path);
-        self.walk(obj, &path)
+        walk(obj, &path, &mut |field| self.substitute_field(field))
             .map_err(|e| e.context(format!("considering field '{}' of object {id}", spec.path)))
-    }
-
-    /// Follow `path` down from `node`; sequences on the way are walked item
-    /// by item, missing or null fields end the walk quietly.
-    fn walk(&mut self, node: &mut Value, path: &[String]) -> Result<(), Error> {
-        let Some((first, _)) = path.split_first() else {
-            return self.substitute_field(node);
-        };
-        match node {
-            Value::Null => Ok(()),
-            Value::Array(items) => {
-                for item in items {
-                    self.walk(item, path).map_err(|e| {
-                        e.context(format!("visit traversal on path: [{}]", path.join(" ")))
-                    })?;
-                }
-                Ok(())
-            }
-            Value::Object(map) => {
-                // A trailing `[]` only hints at a sequence.
-                let key = first.strip_suffix("[]").unwrap_or(first);
-                kustom_api::fieldspec::check_field_name(key)?;
-                match map.get_mut(key) {
-                    Some(child) => self.walk(child, &path[1..]),
-                    None => Ok(()),
-                }
-            }
-            _ => Err(Error::new("expected sequence or mapping node")),
-        }
     }
 
     /// The field the spec names: a string, the string values of a map, or
