@@ -31,7 +31,7 @@ use super::sandbox::CallSandbox;
 use super::settings::Settings;
 use super::site::Site;
 use kustom_api::protocol::LOCAL_CONFIG;
-use kustom_api::{resource, yaml, Error, ResId, Value};
+use kustom_api::{resource, yaml, Error, Value};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -401,15 +401,7 @@ pub fn transform(
     site: &Site<'_>,
     sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
-    let items: Vec<Value> = resources
-        .iter()
-        .map(|r| {
-            let mut r = r.clone();
-            let id = super::legacy::id_yaml(&ResId::of(&r));
-            resource::set_annotation(&mut r, LEGACY_ID_ANNOTATION, &id);
-            r
-        })
-        .collect();
+    let items = super::legacy::with_id_annotations(&resources);
     let out = invoke(settings, spec, config, items, dir, site, sandbox)?;
     merge_by_current_id(resources, out.items, LEGACY_ID_ANNOTATION).map_err(|e| e.context(site))
 }

@@ -425,6 +425,20 @@ fn id_object(id: &ResId) -> Value {
     Value::Object(m)
 }
 
+/// Copies of `resources`, each carrying its id in kustomize's legacy id
+/// annotation, so a transformer's output can be matched back.
+pub fn with_id_annotations(resources: &[Value]) -> Vec<Value> {
+    resources
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            let id = id_yaml(&ResId::of(&r));
+            resource::set_annotation(&mut r, LEGACY_ID_ANNOTATION, &id);
+            r
+        })
+        .collect()
+}
+
 /// Run a legacy transformer over `resources`.
 pub fn transform(
     settings: &Settings,
@@ -435,15 +449,7 @@ pub fn transform(
     site: &Site<'_>,
     sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
-    let input: Vec<Value> = resources
-        .iter()
-        .map(|r| {
-            let mut r = r.clone();
-            let id = id_yaml(&ResId::of(&r));
-            resource::set_annotation(&mut r, LEGACY_ID_ANNOTATION, &id);
-            r
-        })
-        .collect();
+    let input = with_id_annotations(&resources);
     let stdin = yaml::to_yaml_stream(&input).into_bytes();
     drop(input);
     let out = invoke(settings, path, config, dir, site, stdin, sandbox)?;
