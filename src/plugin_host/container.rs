@@ -922,14 +922,9 @@ pub fn transform(
     site: &Site<'_>,
     sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
-    let items: Vec<String> = resources
+    let items: Vec<String> = super::legacy::with_id_annotations(&resources)
         .iter()
-        .map(|r| {
-            let mut r = r.clone();
-            let id = super::legacy::id_yaml(&ResId::of(&r));
-            resource::set_annotation(&mut r, LEGACY_ID_ANNOTATION, &id);
-            yaml::to_yaml_unfolded(&r)
-        })
+        .map(yaml::to_yaml_unfolded)
         .collect();
     let out = invoke(settings, spec, digest, config, &items, dir, site, sandbox)?;
     merge_by_current_id(resources, out, LEGACY_ID_ANNOTATION).map_err(|e| e.context(site))
