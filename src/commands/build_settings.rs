@@ -3,9 +3,8 @@
 //!
 //! kustomize's build flags for helm and container
 //! functions: the helm ones reach `helm template` through the builtin
-//! HelmChartInflationGenerator; the container ones are accepted so that
-//! command lines written for kustomize run, and a tree that needs a
-//! container function fails with a message saying kustom has none.
+//! HelmChartInflationGenerator; the container ones reach container KRM
+//! functions (`crate::plugin_host::container`), with `--container-runtime`.
 
 use crate::fetch::lock::LockState;
 use crate::operations::builder::LoadRestrictor;
@@ -30,21 +29,39 @@ pub struct KustomizeBuildFlags {
     /// Run `helm template` with `--debug`.
     #[arg(long)]
     pub helm_debug: bool,
-    /// Storage for container functions (accepted; kustom runs no container functions).
+    /// Storage for every container function: type=bind,src=PATH,dst=PATH[,rw=true] (read-only unless rw=true); repeatable.
     #[arg(long)]
     pub mount: Vec<String>,
-    /// Network access for container functions (accepted; kustom runs no container functions).
+    /// Give the network to container functions that declare `network: true`.
     #[arg(long)]
     pub network: bool,
-    /// Docker network for container functions (accepted; kustom runs no container functions).
-    #[arg(long, default_value = "bridge")]
-    pub network_name: String,
-    /// Run container functions as the current user (accepted; kustom runs no container functions).
+    /// The network granted container functions join (default: the host's, as kustomize v5.5.0 runs them).
+    #[arg(long)]
+    pub network_name: Option<String>,
+    /// Run container functions as the current uid:gid instead of `nobody`.
     #[arg(long)]
     pub as_current_user: bool,
+    /// docker or podman (or a path) for container functions [env: KUSTOM_CONTAINER_RUNTIME; default: docker, else podman, from $PATH].
+    #[arg(long)]
+    pub container_runtime: Option<String>,
 }
 
 impl KustomizeBuildFlags {
+    /// The container-function settings of a build.
+    pub fn container_settings(
+        &self,
+        offline: bool,
+    ) -> crate::plugin_host::container::ContainerSettings {
+        crate::plugin_host::container::ContainerSettings::new(
+            self.container_runtime.clone(),
+            self.network,
+            self.network_name.clone(),
+            self.mount.clone(),
+            self.as_current_user,
+            offline,
+        )
+    }
+
     /// The helm overrides for plugin [`Settings`](crate::plugin_host::Settings).
     pub fn helm_overrides(&self) -> HelmOverrides {
         HelmOverrides {
@@ -82,7 +99,7 @@ pub struct BuildArgs {
     /// The helm executable.
     #[arg(long, default_value = "helm")]
     pub helm_command: String,
-    /// Environment variables for exec functions (KEY=VALUE or KEY).
+    /// Environment variables for exec and container functions (KEY=VALUE or KEY).
     #[arg(short, long)]
     pub env: Vec<String>,
     /// Add app.kubernetes.io/managed-by to every resource.
@@ -158,6 +175,7 @@ impl BuildArgs {
             sandbox: Arc::new(self.sandbox.sandbox(&config_home)?),
             audit: self.sandbox.audit()?,
             helm_overrides: self.kustomize.helm_overrides(),
+            container: Arc::new(self.kustomize.container_settings(self.offline)),
             ..base_settings(config_home, self.offline, lock)?
         })
     }
@@ -201,6 +219,7 @@ fn base_settings(
         )),
         lock,
         helm_overrides: Default::default(),
+        container: Default::default(),
     })
 }
 /// `$XDG_CONFIG_HOME`, else `~/.config`.

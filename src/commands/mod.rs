@@ -107,6 +107,9 @@ pub fn main() -> i32 {
         }
         return kustom_builtin::run(vec![args[2].to_string_lossy().into_owned()]);
     }
+    if args.len() >= 3 && args[1] == crate::plugin_host::container::SUPERVISE_SUBCOMMAND {
+        return crate::plugin_host::container::supervise(&args[2..]);
+    }
     let cli = parse_args();
     init_logging(cli.verbose);
     crate::fetch::progress::set_quiet(cli.quiet);

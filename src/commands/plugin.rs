@@ -314,6 +314,9 @@ pub fn which(settings: &Settings, api_version: &str, kind: &str) -> Result<Strin
                 Location::Kep(p) => format!("{} generate|transform", p.display()),
                 Location::Legacy(p) => format!("{} CONFIG-FILE [args]", p.display()),
                 Location::Krm(spec) => spec.path.display().to_string(),
+                Location::Container(spec) => {
+                    format!("{} (image {})", spec.runtime.display(), spec.image)
+                }
             };
             text.push_str(&format!("runs: {} plugin: {how}\n", loc.protocol()));
             if group != BUILTIN_GROUP {

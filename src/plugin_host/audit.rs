@@ -59,6 +59,8 @@ pub struct CallRecord<'a> {
     pub duration: std::time::Duration,
     /// Exit status (None: killed, or it did not run to the end).
     pub exit_status: Option<i32>,
+    /// A container function's image as written; `sha256` is its digest.
+    pub image: Option<&'a str>,
 }
 
 impl AuditLog {
@@ -94,6 +96,9 @@ impl AuditLog {
             "durationMs": (call.duration.as_secs_f64() * 1e6).round() / 1e3,
             "exitStatus": call.exit_status,
         });
+        if let Some(image) = call.image {
+            entry["image"] = json!({"name": image, "digest": format!("sha256:{}", call.sha256)});
+        }
         match after {
             Ok(after) => entry["resources"] = Value::Array(changes(before.unwrap_or(&[]), after)),
             Err(e) => entry["error"] = Value::String(e.to_string()),

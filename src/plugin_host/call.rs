@@ -22,6 +22,8 @@ pub(super) struct Call {
     pub(super) name: String,
     pub(super) sha256: String,
     pub(super) sandbox: CallSandbox,
+    /// A container function's image as written (its digest is `sha256`).
+    pub(super) image: Option<String>,
 }
 
 pub(super) fn unsupported_transform(site: &Site<'_>) -> Error {
@@ -46,6 +48,16 @@ impl Settings {
     pub(super) fn begin(&self, loc: &Location, batch: &[Value], dir: &Path) -> Result<Call, Error> {
         let config = &batch[0];
         let name = plugin_name(loc, config);
+        if let Location::Container(spec) = loc {
+            let digest = super::container::image_digest(self, spec)?;
+            super::container::check_and_record_pin(self, &name, spec, &digest)?;
+            return Ok(Call {
+                sandbox: super::container::runtime_sandbox(&name, spec, dir)?,
+                name,
+                sha256: digest,
+                image: Some(spec.image.clone()),
+            });
+        }
         let shipped = matches!(loc, Location::ShippedBuiltin(_));
         // The shipped builtin is part of kustom: hashed only for the audit log.
         let sha256 = if shipped && self.audit.is_none() {
@@ -96,6 +108,7 @@ impl Settings {
             name,
             sha256,
             sandbox,
+            image: None,
         })
     }
 
@@ -173,6 +186,7 @@ impl Settings {
                 policy: &call.sandbox.policy,
                 duration,
                 exit_status,
+                image: call.image.as_deref(),
             },
             before,
             result,

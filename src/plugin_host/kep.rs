@@ -7,7 +7,7 @@ use super::lookup::{group_of, Location};
 use super::sandbox::CallSandbox;
 use super::settings::{Settings, BUILTIN_GROUP, CALLS};
 use super::site::Site;
-use super::{krm, legacy};
+use super::{container, krm, legacy};
 use kustom_api::doc::{self, Doc};
 use kustom_api::protocol::{self, ID_ANNOTATION};
 use kustom_api::{resource, Error, ResId, Value};
@@ -66,6 +66,13 @@ impl Settings {
                 CALLS.fetch_add(1, Ordering::Relaxed);
                 Ok(doc::from_owned_values(krm::generate(
                     self, spec, first, dir, site, sandbox,
+                )?))
+            }
+            Location::Container(spec) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                let digest = container::image_digest(self, spec)?;
+                Ok(doc::from_owned_values(container::generate(
+                    self, spec, &digest, first, dir, site, sandbox,
                 )?))
             }
             Location::Kep(_) | Location::ShippedBuiltin(_) => {
@@ -160,7 +167,12 @@ impl Settings {
         optional: bool,
     ) -> Result<Vec<Doc>, Error> {
         for (loc, batch) in self.plan(configs, dir, kust_file)? {
-            if optional && matches!(loc, Location::Legacy(_) | Location::Krm(_)) {
+            if optional
+                && matches!(
+                    loc,
+                    Location::Legacy(_) | Location::Krm(_) | Location::Container(_)
+                )
+            {
                 continue;
             }
             let first = &batch[0];
@@ -223,6 +235,15 @@ impl Settings {
                 let rs = doc::to_values(&resources);
                 drop(resources);
                 doc::from_owned_values(krm::transform(self, spec, first, rs, dir, site, sandbox)?)
+            }
+            Location::Container(spec) => {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                let digest = container::image_digest(self, spec)?;
+                let rs = doc::to_values(&resources);
+                drop(resources);
+                doc::from_owned_values(container::transform(
+                    self, spec, &digest, first, rs, dir, site, sandbox,
+                )?)
             }
             // The shipped builtin keeps identities itself (it records
             // renames in the build annotations), so resources travel as

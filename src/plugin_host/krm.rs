@@ -70,8 +70,37 @@ pub struct ExecSpec {
     pub envs: Vec<String>,
 }
 
-/// The exec function spec of a config object, if it names one. Container
-/// functions are an error (kustom runs no container runtime).
+/// The function spec a config object carries, and where it was found:
+/// the `config.kubernetes.io/function` annotation (or the older
+/// `config.k8s.io/function`) parsed, else `metadata.configFn`, else
+/// kustomize's legacy `config.kubernetes.io/container: IMAGE` annotation
+/// (its value a string), in kustomize's order. None when there is none.
+pub(super) fn raw_function_spec(config: &Value) -> Result<Option<(String, Value)>, Error> {
+    for key in [FUNCTION_ANNOTATION, OLD_FUNCTION_ANNOTATION] {
+        if let Some(text) = resource::annotation(config, key).filter(|t| !t.is_empty()) {
+            let docs = yaml::parse_stream(text)
+                .map_err(|e| Error::new(format!("{key} unmarshal error: {}", e.message)))?;
+            return Ok(Some((
+                key.to_string(),
+                docs.into_iter().next().unwrap_or(Value::Null),
+            )));
+        }
+    }
+    if let Some(v) = resource::get_at(config, &["metadata", "configFn"]).filter(|v| !v.is_null()) {
+        return Ok(Some(("metadata.configFn".into(), v.clone())));
+    }
+    Ok(resource::annotation(config, CONTAINER_ANNOTATION)
+        .filter(|t| !t.is_empty())
+        .map(|image| {
+            (
+                CONTAINER_ANNOTATION.to_string(),
+                Value::String(image.to_string()),
+            )
+        }))
+}
+
+/// The exec function spec of a config object, if it names one. (A
+/// container function is found first, by [`super::container::container_spec`].)
 ///
 /// With `root_only` (`LoadRestrictionsRootOnly`), a path with a `/` must
 /// stay inside the kustomization's directory: a configuration cannot point
@@ -81,33 +110,13 @@ pub fn function_spec(
     dir: &Path,
     root_only: bool,
 ) -> Result<Option<ExecSpec>, Error> {
-    let mut raw: Option<(String, Value)> = None;
-    for key in [FUNCTION_ANNOTATION, OLD_FUNCTION_ANNOTATION] {
-        if let Some(text) = resource::annotation(config, key).filter(|t| !t.is_empty()) {
-            let docs = yaml::parse_stream(text)
-                .map_err(|e| Error::new(format!("{key} unmarshal error: {}", e.message)))?;
-            raw = Some((
-                key.to_string(),
-                docs.into_iter().next().unwrap_or(Value::Null),
-            ));
-            break;
-        }
-    }
-    if raw.is_none() {
-        if let Some(v) =
-            resource::get_at(config, &["metadata", "configFn"]).filter(|v| !v.is_null())
-        {
-            raw = Some(("metadata.configFn".into(), v.clone()));
-        }
-    }
-    let Some((key, spec)) = raw else {
-        if let Some(image) =
-            resource::annotation(config, CONTAINER_ANNOTATION).filter(|t| !t.is_empty())
-        {
-            return Err(container_error(image));
-        }
+    let Some((key, spec)) = raw_function_spec(config)? else {
         return Ok(None);
     };
+    if key == CONTAINER_ANNOTATION {
+        // A container function (see [`super::container`]), found first.
+        return Err(container_error(spec.as_str().unwrap_or_default()));
+    }
     let Some(spec) = spec.as_object() else {
         return Err(Error::new(format!(
             "{key}: expected a mapping with `exec:` (got {spec})"
@@ -309,7 +318,7 @@ fn invoke(
 
 /// Split a function's STDOUT into items and results: a `ResourceList`
 /// gives its `items` and `results`, any other stream is all items.
-fn parse_output(stdout: &[u8]) -> Result<(Vec<Value>, Vec<Value>), String> {
+pub(super) fn parse_output(stdout: &[u8]) -> Result<(Vec<Value>, Vec<Value>), String> {
     let docs = kustom_api::protocol::read_stream(stdout).map_err(|e| e.message)?;
     let is_list = |d: &Value| {
         resource::kind(d) == "ResourceList"

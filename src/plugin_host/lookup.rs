@@ -3,7 +3,7 @@
 //! the checks on the names it is looked up by.
 
 use super::settings::{Settings, BUILTIN_GROUP};
-use super::{krm, legacy};
+use super::{container, krm, legacy};
 use kustom_api::{resource, Error, Gvk, Value};
 use std::path::{Path, PathBuf};
 
@@ -14,6 +14,8 @@ pub enum Location {
     Kep(PathBuf),
     /// A KRM exec function named by the object's function annotation.
     Krm(krm::ExecSpec),
+    /// A KRM function in a container image, run through docker or podman.
+    Container(container::ContainerSpec),
     /// A legacy kustomize exec plugin `<plugin home>/<group>/<version>/<lowercase kind>/<Kind>`.
     Legacy(PathBuf),
     /// The builtin plugin shipped with kustom (this executable).
@@ -26,6 +28,7 @@ impl Location {
         match self {
             Location::Kep(p) | Location::Legacy(p) | Location::ShippedBuiltin(p) => p,
             Location::Krm(spec) => &spec.path,
+            Location::Container(spec) => &spec.runtime,
         }
     }
 
@@ -34,6 +37,7 @@ impl Location {
         match self {
             Location::Kep(_) => "KEP",
             Location::Krm(_) => "KRM exec function",
+            Location::Container(_) => "KRM container function",
             Location::Legacy(_) => "legacy exec",
             Location::ShippedBuiltin(_) => "builtin (shipped)",
         }
@@ -110,6 +114,11 @@ impl Settings {
             return alpha(Location::Kep(kep));
         }
         let root_only = self.load_restrictor != "LoadRestrictionsNone";
+        if let Some(spec) = container::container_spec(self, config, dir, root_only)
+            .map_err(|e| e.context(what()))?
+        {
+            return alpha(Location::Container(spec));
+        }
         if let Some(spec) =
             krm::function_spec(config, dir, root_only).map_err(|e| e.context(what()))?
         {
@@ -193,6 +202,7 @@ pub fn plugin_name(loc: &Location, config: &Value) -> String {
             format!("legacy {}", parts.join("/"))
         }
         Location::Krm(spec) => format!("KRM {}", spec.written),
+        Location::Container(spec) => container::plugin_name(spec),
         Location::ShippedBuiltin(_) => "builtin (shipped)".into(),
     }
 }

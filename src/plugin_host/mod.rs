@@ -5,11 +5,14 @@
 //! object's `config.kubernetes.io/function` annotation, a legacy kustomize
 //! exec plugin under the plugin home, and the shipped builtin. KEP plugins
 //! speak `generate` / `transform` ([`kep`]; identity across a call is
-//! kept with the `config.k8s.io/id` annotation); the other two protocols
-//! live in [`legacy`] and [`krm`] and behave as kustomize runs them.
+//! kept with the `config.k8s.io/id` annotation); the other protocols live
+//! in [`legacy`], [`krm`] and [`container`] (a function annotation naming
+//! an image, checked before the exec path, as kustomize does) and behave as
+//! kustomize runs them.
 
 pub mod audit;
 mod call;
+pub mod container;
 mod encode;
 pub mod exec;
 pub mod helm_overrides;

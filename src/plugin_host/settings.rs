@@ -53,6 +53,8 @@ pub struct Settings {
     pub remote: std::sync::Arc<crate::fetch::remote::Fetcher>,
     /// `--helm-kube-version`, `--helm-api-versions`, `--helm-debug`: chart overrides.
     pub helm_overrides: helm_overrides::HelmOverrides,
+    /// Container functions: runtime, `--network`, `--mount`, `--as-current-user`.
+    pub container: Arc<super::container::ContainerSettings>,
 }
 
 /// Counts plugin processes started (for tests and `-v` logging).

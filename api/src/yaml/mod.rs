@@ -28,7 +28,9 @@ pub use read::{
     DEFAULT_ALIAS_BUDGET, ENV_ALIAS_BUDGET, MAX_NESTING,
 };
 pub use scalars::{scalars_in_order, PathScalar};
-pub use write::{to_yaml, to_yaml_stream, try_to_yaml, try_to_yaml_stream, write_yaml};
+pub use write::{
+    to_yaml, to_yaml_stream, to_yaml_unfolded, try_to_yaml, try_to_yaml_stream, write_yaml,
+};
 
 /// The JSON value go-yaml v3 gives an untagged plain scalar of this text:
 /// what a field that kustomize sets without a tag (name prefixes and

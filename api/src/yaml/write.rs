@@ -84,6 +84,20 @@ pub fn try_to_yaml_stream(docs: &[Value]) -> Result<String, Error> {
 /// Write one document; returns the first thing kustomize would have
 /// failed on, if any.
 fn emit_document(out: &mut String, value: &Value) -> Option<&'static str> {
+    emit_document_width(out, value, WIDTH)
+}
+
+/// One document as [`to_yaml`] writes it, but with no line folding: the
+/// text kyaml (go-yaml v3, which keeps each scalar's style and never
+/// folds) writes when it re-emits what [`to_yaml`] printed. This is how
+/// kustomize's function runner writes resources into a `ResourceList`.
+pub fn to_yaml_unfolded(value: &Value) -> String {
+    let mut out = String::with_capacity(1024);
+    emit_document_width(&mut out, value, usize::MAX / 2);
+    out
+}
+
+fn emit_document_width(out: &mut String, value: &Value, width: usize) -> Option<&'static str> {
     let mut e = Emitter {
         out,
         column: 0,
@@ -92,6 +106,7 @@ fn emit_document(out: &mut String, value: &Value) -> Option<&'static str> {
         indention: true,
         problem: None,
         keys: Vec::new(),
+        width,
     };
     e.node(value, Ctx::Root);
     // Document end: finish the last line.
@@ -209,6 +224,8 @@ struct Emitter<'o, 'v> {
     /// Sorted entries of the open mappings, innermost last (one buffer for
     /// the whole document instead of one per mapping).
     keys: Vec<(&'v String, &'v Value)>,
+    /// Line width at which scalars fold ([`WIDTH`], or unlimited).
+    width: usize,
 }
 
 impl<'v> Emitter<'_, 'v> {
@@ -394,7 +411,7 @@ impl<'v> Emitter<'_, 'v> {
             self.put(' ');
         }
         // Fast path: ASCII text that cannot reach a folding point.
-        if a.ascii && (!allow_breaks || !a.spaces || self.column + text.len() <= WIDTH) {
+        if a.ascii && (!allow_breaks || !a.spaces || self.column + text.len() <= self.width) {
             self.out.push_str(text);
             self.column += text.len();
             self.whitespace = false;
@@ -407,7 +424,7 @@ impl<'v> Emitter<'_, 'v> {
         while let Some(c) = chars.next() {
             if c == ' ' {
                 let next_is_space = chars.peek() == Some(&' ');
-                if allow_breaks && !spaces && self.column > WIDTH && !next_is_space {
+                if allow_breaks && !spaces && self.column > self.width && !next_is_space {
                     self.write_indent();
                 } else {
                     self.put(c);
@@ -439,7 +456,7 @@ impl<'v> Emitter<'_, 'v> {
         if a.ascii
             && !a.multiline
             && !text.contains('\'')
-            && (!allow_breaks || !a.spaces || self.column + text.len() <= WIDTH)
+            && (!allow_breaks || !a.spaces || self.column + text.len() <= self.width)
         {
             self.out.push_str(text);
             self.column += text.len();
@@ -457,7 +474,7 @@ impl<'v> Emitter<'_, 'v> {
                 // Never fold at the first or last character.
                 if allow_breaks
                     && !spaces
-                    && self.column > WIDTH
+                    && self.column > self.width
                     && i > 0
                     && next.is_some()
                     && next != Some(' ')
@@ -498,7 +515,7 @@ impl<'v> Emitter<'_, 'v> {
             && !a.special
             && !a.multiline
             && !text.contains(['"', '\\'])
-            && (!allow_breaks || !a.spaces || self.column + text.len() <= WIDTH)
+            && (!allow_breaks || !a.spaces || self.column + text.len() <= self.width)
         {
             self.out.push_str(text);
             self.column += text.len();
@@ -518,7 +535,7 @@ impl<'v> Emitter<'_, 'v> {
                 spaces = false;
             } else if c == ' ' {
                 let next = chars.peek().map(|&(_, n)| n);
-                if allow_breaks && !spaces && self.column > WIDTH && i > 0 && next.is_some() {
+                if allow_breaks && !spaces && self.column > self.width && i > 0 && next.is_some() {
                     self.write_indent();
                     // A space starting the continuation line would be eaten
                     // by line folding; escape it.
