@@ -316,6 +316,11 @@ impl World {
                 bare.to_str().unwrap(),
             ],
         );
+        // Serve partial clones as GitHub and GitLab do, unless the run
+        // asks for a server without them (KUSTOM_TEST_NO_FILTER).
+        if std::env::var_os("KUSTOM_TEST_NO_FILTER").is_none() {
+            sh(&bare, &["git", "config", "uploadpack.allowFilter", "true"]);
+        }
         let alias = self.repos.join(format!("{name}.git"));
         let _ = std::os::unix::fs::symlink(&bare, alias);
         work
