@@ -70,6 +70,8 @@ pub struct Fetcher {
     pub offline: bool,
     /// Pins and what this build fetched.
     pub lock: Arc<LockState>,
+    /// Helm charts pulled from repositories.
+    pub charts: crate::fetch::charts::Charts,
     /// URL → local copy of every remote file fetched so far.
     files: Mutex<BTreeMap<String, PathBuf>>,
     /// URL → why it could not be had, so a file is asked for once per build.
@@ -84,6 +86,7 @@ impl Fetcher {
     /// A fetcher over the cache at `cache_dir`.
     pub fn new(cache_dir: PathBuf, offline: bool, lock: Arc<LockState>) -> Fetcher {
         Fetcher {
+            charts: crate::fetch::charts::Charts::new(&cache_dir, offline, lock.clone()),
             cache: Cache::new(cache_dir),
             offline,
             lock,
@@ -132,17 +135,23 @@ impl Fetcher {
         let _ = self.cache.set_file_kind_repo(url);
     }
 
-    /// The local copies of remote files fetched so far, for plugins.
+    /// The local copies of remote files (and the directories of Helm
+    /// charts, under [`crate::fetch::charts::chart_key`]) fetched so far,
+    /// for plugins.
     pub fn files_json(&self) -> Option<String> {
-        let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        (!files.is_empty()).then(|| serde_json::to_string(&*files).expect("plain map"))
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        files.extend(self.charts.handed());
+        (!files.is_empty()).then(|| serde_json::to_string(&files).expect("plain map"))
     }
 
-    /// The local copies of remote files fetched so far: a confined builtin
-    /// plugin may read them (they stand for files of its kustomization).
+    /// The local copies of remote files and charts fetched so far: a
+    /// confined builtin plugin may read them (they stand for files of its
+    /// kustomization).
     pub fn file_paths(&self) -> Vec<PathBuf> {
         let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        files.values().cloned().collect()
+        let mut out: Vec<PathBuf> = files.values().cloned().collect();
+        out.extend(self.charts.handed().into_values());
+        out
     }
 
     /// Fetch an http(s) file; returns its local copy.
