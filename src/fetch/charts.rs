@@ -474,7 +474,10 @@ impl Charts {
     fn archive_ok(&self, sha: &str) -> bool {
         let p = self.archive_path(sha);
         match crate::fetch::lock::file_sha256(&p) {
-            Ok(d) if d == sha => true,
+            Ok(d) if d == sha => {
+                crate::fetch::remote::cache::touch(&p);
+                true
+            }
             Ok(_) => {
                 tracing::warn!(path = %p.display(), "cached chart archive does not match its digest; fetching it again");
                 false

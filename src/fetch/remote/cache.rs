@@ -358,6 +358,14 @@ impl Cache {
                 remove(&f);
             }
         }
+        // Helm charts: archives, what versions resolved to, indexes.
+        for sub in ["charts/archives", "charts/pulled", "charts/http"] {
+            for f in read_dir(&self.root.join(sub)) {
+                if f.is_file() && old(&f) {
+                    remove(&f);
+                }
+            }
+        }
         // Fetches abandoned by killed builds.
         for t in read_dir(&self.root.join("tmp")) {
             if max_age.is_none()
@@ -403,7 +411,7 @@ fn du(p: &Path) -> u64 {
 }
 
 /// Mark an entry used (prune removes the least recently used).
-fn touch(p: &Path) {
+pub fn touch(p: &Path) {
     let _ = std::fs::File::open(p).and_then(|f| f.set_modified(std::time::SystemTime::now()));
 }
 
