@@ -11,7 +11,7 @@ use crate::fetch::lock::LockState;
 use crate::fetch::remote::http::url_host;
 use crate::fetch::remote::spec::{self, RepoSpec};
 use crate::fetch::remote::Fetcher;
-use crate::operations::build::Builder;
+use crate::operations::builder::Builder;
 use clap::Parser;
 use kustom_api::{paths, yaml, Error, Value};
 use std::path::{Path, PathBuf};
