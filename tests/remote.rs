@@ -823,3 +823,291 @@ fn network_down_with_a_cached_ref_suggests_offline() {
     );
     assert_eq!(offline.stdout, online.stdout);
 }
+
+/// Every checkout directory in the cache (sparse or whole).
+fn cached_checkouts(w: &World) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for repo in std::fs::read_dir(w.cache.join("kustom/git")).unwrap() {
+        for e in std::fs::read_dir(repo.unwrap().path()).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Rewrite a cached file and its digest record so that the cache agrees
+/// with itself (what an attacker with write access to the cache does).
+fn tamper_consistently(entry: &Path, rel: &str, content: &str) {
+    use sha2::Digest;
+    std::fs::write(entry.join(rel), content).unwrap();
+    let mut sums_name = entry.as_os_str().to_owned();
+    sums_name.push(".sums");
+    let sums_path = std::path::PathBuf::from(sums_name);
+    let mut sums: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(&std::fs::read_to_string(&sums_path).unwrap()).unwrap();
+    let digest: String = sha2::Sha256::digest(content.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    sums.insert(rel.to_string(), digest);
+    std::fs::write(&sums_path, serde_json::to_string(&sums).unwrap()).unwrap();
+}
+
+/// `kustom lock` pins what the server sends for the commit, not what a
+/// rewritten cache entry (and its rewritten digest record) holds: the
+/// entry is fetched again and replaced. A locked build whose cache was
+/// rewritten fetches the commit again before it refuses.
+#[test]
+fn tamper_then_lock_pins_the_servers_bytes() {
+    let w = World::new();
+    let _ = populate(&w);
+    let dir = w.tmp.path().join("app");
+    write(
+        &dir,
+        &[(
+            "kustomization.yaml",
+            &format!(
+                "resources:\n- github.com/org/base/deploy?ref=v1\n- {}\n",
+                w.http.url("/files/cm.yaml")
+            ),
+        )],
+    );
+    let clean = w.kustom(&["build", "."], &dir);
+    assert!(
+        clean.status.success(),
+        "{}",
+        String::from_utf8_lossy(&clean.stderr)
+    );
+    // The lock a fresh cache gives.
+    let honest = w.kustom(&["lock", "."], &dir);
+    assert!(
+        honest.status.success(),
+        "{}",
+        String::from_utf8_lossy(&honest.stderr)
+    );
+    let honest_lock = std::fs::read_to_string(dir.join("kustom.lock")).unwrap();
+    std::fs::remove_file(dir.join("kustom.lock")).unwrap();
+
+    let evil = DEPLOY.replace("nginx", "evil");
+    for entry in cached_checkouts(&w) {
+        tamper_consistently(&entry, "deploy/deployment.yaml", &evil);
+    }
+    // The http copy and its record, consistently too.
+    for f in std::fs::read_dir(w.cache.join("kustom/http")).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "body") {
+            use sha2::Digest;
+            let body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: evil\n";
+            std::fs::write(&p, body).unwrap();
+            let meta_path = p.with_extension("json");
+            let mut meta: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+            let digest: String = sha2::Sha256::digest(body.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            meta["sha256"] = digest.into();
+            std::fs::write(&meta_path, meta.to_string()).unwrap();
+        }
+    }
+    // Unlocked, the cache is trusted (nothing to check it against).
+    let fooled = w.kustom(&["build", "."], &dir);
+    assert!(String::from_utf8_lossy(&fooled.stdout).contains("evil"));
+
+    let lock = w.kustom(&["lock", "."], &dir);
+    assert!(
+        lock.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lock.stderr)
+    );
+    let written = std::fs::read_to_string(dir.join("kustom.lock")).unwrap();
+    assert_eq!(written, honest_lock, "the lock pinned the tampered cache");
+    // The entries were replaced by what the server sent.
+    let after = w.kustom(&["build", "."], &dir);
+    assert_eq!(
+        after.stdout,
+        clean.stdout,
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
+    );
+
+    // Locked build, cache rewritten again: fetched again, not refused, not fooled.
+    for entry in cached_checkouts(&w) {
+        tamper_consistently(&entry, "deploy/deployment.yaml", &evil);
+    }
+    let locked = w.kustom(&["build", "."], &dir);
+    assert!(
+        locked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&locked.stderr)
+    );
+    assert_eq!(locked.stdout, clean.stdout);
+}
+
+/// `--offline` with a damaged cache entry says it is damaged (not "not in
+/// the cache"); online, the entry is fetched again.
+#[test]
+fn offline_names_a_damaged_entry() {
+    let w = World::new();
+    let _ = populate(&w);
+    let dir = w.tmp.path().join("app");
+    write(
+        &dir,
+        &[(
+            "kustomization.yaml",
+            "resources:\n- github.com/org/base/deploy?ref=v1\n",
+        )],
+    );
+    let clean = w.kustom(&["build", "."], &dir);
+    assert!(clean.status.success());
+    let entry = cached_checkouts(&w).pop().unwrap();
+    std::fs::write(entry.join("deploy/service.yaml"), "kind: Evil\n").unwrap();
+    let offline = w.kustom(&["build", "--offline", "."], &dir);
+    assert!(!offline.status.success());
+    let err = String::from_utf8_lossy(&offline.stderr);
+    assert!(
+        err.contains("damaged")
+            && err.contains("deploy/service.yaml")
+            && !err.contains("not in the cache"),
+        "{err}"
+    );
+    let healed = w.kustom(&["build", "."], &dir);
+    assert_eq!(
+        healed.stdout,
+        clean.stdout,
+        "{}",
+        String::from_utf8_lossy(&healed.stderr)
+    );
+    let offline = w.kustom(&["build", "--offline", "."], &dir);
+    assert_eq!(offline.stdout, clean.stdout);
+
+    // A damaged http copy, the same.
+    write(
+        &dir,
+        &[(
+            "kustomization.yaml",
+            &format!("resources:\n- {}\n", w.http.url("/files/cm.yaml")),
+        )],
+    );
+    assert!(w.kustom(&["build", "."], &dir).status.success());
+    for f in std::fs::read_dir(w.cache.join("kustom/http")).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "body") {
+            std::fs::write(&p, "kind: Evil\n").unwrap();
+        }
+    }
+    let offline = w.kustom(&["build", "--offline", "."], &dir);
+    assert!(!offline.status.success());
+    let err = String::from_utf8_lossy(&offline.stderr);
+    assert!(
+        err.contains("damaged") && err.contains("/files/cm.yaml"),
+        "{err}"
+    );
+}
+
+/// A cold fetch from a server that allows filters is a partial clone with
+/// a sparse checkout: the cache holds the URL's directory and the
+/// directories its kustomizations name, not the rest of the repository.
+#[test]
+fn cold_fetch_takes_only_what_the_url_needs() {
+    let w = World::new();
+    let _ = populate(&w);
+    sh(
+        &w.repos.join("base"),
+        &["git", "config", "uploadpack.allowFilter", "true"],
+    );
+    let dir = w.tmp.path().join("app");
+    // `files` reads ../deploy; nothing else of the repository is needed.
+    write(
+        &dir,
+        &[(
+            "kustomization.yaml",
+            "resources:\n- github.com/org/base/files?ref=v1\n",
+        )],
+    );
+    w.take_git_log();
+    let out = w.kustom(&["build", "."], &dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = w.take_git_log();
+    assert!(
+        log.iter().any(|l| l.contains("--filter=blob:none")),
+        "{log:#?}"
+    );
+    assert!(
+        log.iter().any(|l| l.starts_with("sparse-checkout")),
+        "{log:#?}"
+    );
+    let entry = cached_checkouts(&w).pop().unwrap();
+    assert!(entry.join("files/patch.yaml").is_file());
+    assert!(entry.join("deploy/deployment.yaml").is_file());
+    assert!(!entry.join("notakust").exists() && !entry.join("component").exists());
+    if let Some(theirs) = w.kubectl(&["."], &dir) {
+        assert_eq!(
+            String::from_utf8_lossy(&theirs.stdout),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    // kustomize's whole shallow clone on request gives the same bytes.
+    std::fs::remove_dir_all(&w.cache).unwrap();
+    let whole = std::process::Command::new(env!("CARGO_BIN_EXE_kustom"))
+        .args(["build", "."])
+        .current_dir(&dir)
+        .envs(w.env())
+        .env("KUSTOM_GIT_NO_SPARSE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(whole.stdout, out.stdout);
+    assert!(cached_checkouts(&w)
+        .pop()
+        .unwrap()
+        .join("notakust")
+        .exists());
+}
+
+/// `kustom localize` fetches each remote once: its verifying build of the
+/// original reuses what localizing fetched.
+#[test]
+fn localize_fetches_each_remote_once() {
+    let w = World::new();
+    let _ = populate(&w);
+    let dir = w.tmp.path().join("app");
+    write(
+        &dir,
+        &[(
+            "kustomization.yaml",
+            &format!(
+                "resources:\n- github.com/org/base/deploy?ref=v1\n- https://github.com/org/other//app?ref=v1\n- {}\n",
+                w.https.url("/files/cm.yaml")
+            ),
+        )],
+    );
+    w.take_git_log();
+    w.https.clear();
+    let out = w.kustom(&["localize", ".", "../vendored"], &dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("VERIFICATION SUCCESS"));
+    let log = w.take_git_log();
+    assert_eq!(
+        log.iter().filter(|l| l.starts_with("ls-remote")).count(),
+        2,
+        "{log:#?}"
+    );
+    assert_eq!(fetches(&log).len(), 2, "{log:#?}");
+    let seen = w.https.requests();
+    assert_eq!(
+        seen.iter().filter(|r| r.path.contains("cm.yaml")).count(),
+        1,
+        "{seen:?}"
+    );
+}

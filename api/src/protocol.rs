@@ -90,6 +90,12 @@ pub const ENV_GENERATE_FIRST: &str = "KUSTOM_GENERATE_FIRST";
 /// builtin (JSON object: URL → path).
 pub const ENV_REMOTE_FILES: &str = "KUSTOM_REMOTE_FILES";
 
+/// The key under which [`ENV_REMOTE_FILES`] hands the builtin a Helm chart
+/// the core pulled from a repository (value: the chart's directory).
+pub fn chart_key(repo: &str, name: &str, version: &str) -> String {
+    format!("helm-chart:{repo}#{name}@{version}")
+}
+
 /// Write documents as a YAML stream of compact JSON documents separated by
 /// `---` lines: valid YAML for any reader, and fast to write and parse.
 pub fn write_json_stream(docs: &[Value]) -> Vec<u8> {

@@ -6,12 +6,16 @@
 //! `localized-files/<host>/<repo path>/<ref>/<dir in repo>` (kustomize's
 //! layout). The copy is verified by building both unless `--no-verify`.
 
+use super::build_settings::BuildArgs;
+use crate::fetch::lock::LockState;
 use crate::fetch::remote::http::url_host;
 use crate::fetch::remote::spec::{self, RepoSpec};
 use crate::fetch::remote::Fetcher;
+use crate::operations::builder::Builder;
 use clap::Parser;
 use kustom_api::{paths, yaml, Error, Value};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where remote content goes inside each localized root.
 pub const LOCALIZE_DIR: &str = "localized-files";
@@ -49,16 +53,17 @@ struct Root {
 
 /// `kustom localize` with the user's cache.
 pub fn run_cli(args: &LocalizeArgs) -> Result<(), Error> {
-    let fetcher = Fetcher::new(
+    let fetcher = Arc::new(Fetcher::new(
         crate::fetch::remote::cache::default_dir(),
         false,
         Default::default(),
-    );
+    ));
     run(args, &fetcher)
 }
 
-/// Run `kustom localize`.
-pub fn run(args: &LocalizeArgs, fetcher: &Fetcher) -> Result<(), Error> {
+/// Run `kustom localize`. The fetcher is shared with the verifying build
+/// of the original, so each remote is fetched (and each ref resolved) once.
+pub fn run(args: &LocalizeArgs, fetcher: &Arc<Fetcher>) -> Result<(), Error> {
     let remote = RepoSpec::parse(&args.target)
         .ok()
         .filter(|_| !Path::new(&args.target).exists());
@@ -123,7 +128,7 @@ pub fn run(args: &LocalizeArgs, fetcher: &Fetcher) -> Result<(), Error> {
             if args.no_verify {
                 Ok(())
             } else {
-                verify(&args.target, &dst)
+                verify(&args.target, &dst, fetcher)
             }
         });
     if let Err(e) = result {
@@ -163,27 +168,43 @@ fn default_new_dir(target: &Path, spec: Option<&RepoSpec>, repo: Option<&Path>) 
     }
 }
 
-/// Build the original and the copy; they must give the same bytes.
-fn verify(target: &str, dst: &Path) -> Result<(), Error> {
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::new(format!("cannot locate the kustom executable: {e}")))?;
-    let build = |what: &std::ffi::OsStr| -> Result<Vec<u8>, Error> {
-        let out = std::process::Command::new(&exe)
-            .arg("build")
-            .arg(what)
-            .output()
-            .map_err(|e| Error::new(format!("running kustom build: {e}")))?;
-        if !out.status.success() {
-            return Err(Error::new(format!(
-                "kustom build {} failed: {}",
-                what.to_string_lossy(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
+/// `kustom build`'s flags at their defaults, for the verifying builds.
+#[derive(Parser, Debug)]
+struct DefaultBuild {
+    #[command(flatten)]
+    build: BuildArgs,
+}
+
+/// Build the original and the copy, as `kustom build` with no flags would;
+/// they must give the same bytes. The original's remotes come from
+/// `fetcher`, which localizing already filled.
+fn verify(target: &str, dst: &Path, fetcher: &Arc<Fetcher>) -> Result<(), Error> {
+    let build = |what: &std::ffi::OsStr, shared: Option<&Arc<Fetcher>>| -> Result<Vec<u8>, Error> {
+        let fail = |e: Error| {
+            Error::new(format!(
+                "kustom build {} failed: {e}",
+                what.to_string_lossy()
+            ))
+        };
+        let args = DefaultBuild::try_parse_from([std::ffi::OsStr::new("kustom build"), what])
+            .map_err(|e| fail(Error::new(e.to_string())))?
+            .build;
+        let lock = LockState::for_build(&args.dir, false).map_err(fail)?;
+        let mut settings = args.plugin_settings(lock).map_err(fail)?;
+        if let Some(f) = shared {
+            settings.remote = f.clone();
         }
-        Ok(out.stdout)
+        let builder = Builder::new(settings, args.restrictor().map_err(fail)?);
+        let built = builder
+            .build_root(&args.dir, args.reorder().map_err(fail)?, false)
+            .map_err(fail)?;
+        let mut out = Vec::new();
+        crate::operations::output::render_to(&built.resources, &built.top, &mut out)
+            .map_err(|e| fail(Error::new(e.to_string())))?;
+        Ok(out)
     };
-    let original = build(std::ffi::OsStr::new(target))?;
-    let localized = build(dst.as_os_str())?;
+    let original = build(std::ffi::OsStr::new(target), Some(fetcher))?;
+    let localized = build(dst.as_os_str(), None)?;
     if original != localized {
         return Err(Error::new(format!(
             "VERIFICATION FAILED: `kustom build` for {target} and {} are different after localization",

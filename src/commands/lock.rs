@@ -34,8 +34,13 @@ pub fn run(args: &LockArgs) -> Result<(), Error> {
     super::build::build_with(&args.build, state.clone(), false)?;
     let lock = state.recorded();
     lock.write(&path)?;
+    let charts = match lock.charts.len() {
+        0 => String::new(),
+        1 => ", 1 chart".to_string(),
+        n => format!(", {n} charts"),
+    };
     eprintln!(
-        "wrote {} ({} plugin{}, {} remote{})",
+        "wrote {} ({} plugin{}, {} remote{}{charts})",
         path.display(),
         lock.plugins.len(),
         if lock.plugins.len() == 1 { "" } else { "s" },

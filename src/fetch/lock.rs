@@ -4,7 +4,8 @@
 //! One file serves two purposes: the sha256 of every plugin executable the
 //! build runs (so a plugin edited after review cannot run silently) and the
 //! commit and content digest of every remote resource it fetched (so a
-//! moving tag or branch cannot change a render). It is YAML, written with
+//! moving tag or branch cannot change a render), and the version and
+//! archive digest of every Helm chart pulled from a repository. It is YAML, written with
 //! sorted entries so that re-locking an unchanged tree gives the same bytes:
 //!
 //! ```yaml
@@ -50,6 +51,31 @@ pub struct Lock {
     /// Remote resources, sorted by `url`.
     #[serde(default)]
     pub remotes: Vec<RemotePin>,
+    /// Helm charts pulled from repositories, sorted by repository, chart
+    /// and version (absent when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub charts: Vec<ChartPin>,
+}
+
+/// One Helm chart as a kustomization names it (`helmCharts[].repo`,
+/// `name`, `version`), the exact version it resolved to, where its archive
+/// was and the archive's sha256.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChartPin {
+    /// The repository as written (`https://…` or `oci://…`).
+    pub repo: String,
+    /// The chart's name.
+    pub chart: String,
+    /// The version as written (may be empty or a range).
+    #[serde(default)]
+    pub version: String,
+    /// The exact version used.
+    pub resolved: String,
+    /// The archive's URL (or OCI reference) it was pulled from.
+    pub url: String,
+    /// Lowercase hex sha256 of the chart archive (.tgz).
+    pub sha256: String,
 }
 
 /// One plugin executable and its digest.
@@ -118,6 +144,8 @@ impl Lock {
         sorted.plugins.dedup();
         sorted.remotes.sort();
         sorted.remotes.dedup();
+        sorted.charts.sort();
+        sorted.charts.dedup();
         let value = serde_json::to_value(&sorted).expect("a lock is plain data");
         format!(
             "# kustom.lock: written by `kustom lock`. Commit it beside kustomization.yaml.\n{}",
@@ -133,6 +161,13 @@ impl Lock {
     /// The pin recorded for a plugin, if any.
     pub fn plugin(&self, name: &str) -> Option<&PluginPin> {
         self.plugins.iter().find(|p| p.plugin == name)
+    }
+
+    /// The pin recorded for a chart, if any.
+    pub fn chart(&self, repo: &str, chart: &str, version: &str) -> Option<&ChartPin> {
+        self.charts
+            .iter()
+            .find(|c| c.repo == repo && c.chart == chart && c.version == version)
     }
 
     /// The pin recorded for a remote URL, if any.
@@ -203,6 +238,14 @@ impl LockState {
         let mut rec = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
         if !rec.remotes.contains(&pin) {
             rec.remotes.push(pin);
+        }
+    }
+
+    /// Note a chart the build pulled.
+    pub fn record_chart(&self, pin: ChartPin) {
+        let mut rec = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
+        if !rec.charts.contains(&pin) {
+            rec.charts.push(pin);
         }
     }
 
@@ -387,17 +430,23 @@ impl LockState {
         let (Some(path), LockMode::Enforce) = (&state.path, state.mode) else {
             return Ok(());
         };
-        let new: Vec<_> = state
-            .recorded()
+        let recorded = state.recorded();
+        let new: Vec<_> = recorded
             .remotes
             .into_iter()
             .filter(|r| state.pinned.remote(&r.url).is_none())
             .collect();
-        if new.is_empty() {
+        let new_charts: Vec<_> = recorded
+            .charts
+            .into_iter()
+            .filter(|c| state.pinned.chart(&c.repo, &c.chart, &c.version).is_none())
+            .collect();
+        if new.is_empty() && new_charts.is_empty() {
             return Ok(());
         }
         let mut lock = state.pinned.clone();
         lock.remotes.extend(new);
+        lock.charts.extend(new_charts);
         lock.write(path)
     }
 }
@@ -426,6 +475,7 @@ mod tests {
                 commit: Some("0123456789abcdef0123456789abcdef01234567".into()),
                 sha256: sha256_hex(b"tree"),
             }],
+            charts: Vec::new(),
         };
         let path = dir.path().join(LOCK_FILE);
         lock.write(&path).unwrap();

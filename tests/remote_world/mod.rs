@@ -90,6 +90,10 @@ fn handle(mut stream: Box<dyn ReadWrite>, files: &Files, seen: &Arc<Mutex<Vec<Se
             (302, vec![format!("Location: /files/{name}")], Vec::new())
         } else if let Some(name) = clean.strip_prefix("/redirect2/") {
             (301, vec![format!("Location: /redirect/{name}")], Vec::new())
+        } else if let Some(b) = files.lock().unwrap().get(clean.trim_start_matches('/')) {
+            // Any other path held in the files map (an OCI registry's
+            // `/v2/...` routes, say), as it is.
+            (200, vec![], b.clone())
         } else if clean.starts_with("/hang/") {
             seen.lock().unwrap().push(Seen { path, status: 0 });
             std::thread::sleep(std::time::Duration::from_secs(20));
@@ -316,6 +320,11 @@ impl World {
                 bare.to_str().unwrap(),
             ],
         );
+        // Serve partial clones as GitHub and GitLab do, unless the run
+        // asks for a server without them (KUSTOM_TEST_NO_FILTER).
+        if std::env::var_os("KUSTOM_TEST_NO_FILTER").is_none() {
+            sh(&bare, &["git", "config", "uploadpack.allowFilter", "true"]);
+        }
         let alias = self.repos.join(format!("{name}.git"));
         let _ = std::os::unix::fs::symlink(&bare, alias);
         work

@@ -4,6 +4,7 @@
 //! ```text
 //! git/<repo key>/<commit>[-nosub]/        a checkout (no .git), immutable
 //! git/<repo key>/<commit>[-nosub].sums     its file digests, written last
+//! git/<repo key>/<commit>[-nosub]-at-<root key>[.sums]  a sparse checkout: what one root needs
 //! git/<repo key>/refs.json                 last commit each ref resolved to (--offline)
 //! git/<repo key>/.lock                     flock(2) held while fetching
 //! http/<url key>.body, http/<url key>.json the file, its URL, validators and sha256
@@ -53,6 +54,17 @@ pub struct FileMeta {
     pub last_modified: Option<String>,
 }
 
+/// What the cache holds for one URL ([`Cache::file_state`]).
+#[derive(Debug)]
+pub enum FileState {
+    /// A body matching its recorded digest, and its metadata.
+    Ok(PathBuf, FileMeta),
+    /// An entry whose body and record disagree (the path named).
+    Damaged(PathBuf),
+    /// Nothing.
+    Missing,
+}
+
 /// A held exclusive lock on a repository's cache directory.
 pub struct RepoLock(std::fs::File);
 
@@ -87,6 +99,22 @@ impl Cache {
             format!("{commit}-nosub")
         };
         self.repo_dir(clone_url).join(name)
+    }
+
+    /// The sparse checkout of `commit` holding what the kustomization at
+    /// `root` needs (see `remote::sparse`): keyed by the root as well,
+    /// since two roots of one commit need different directories.
+    pub fn sparse_checkout(
+        &self,
+        clone_url: &str,
+        commit: &str,
+        submodules: bool,
+        root: &str,
+    ) -> PathBuf {
+        let full = self.checkout(clone_url, commit, submodules);
+        let mut name = full.file_name().expect("a commit").to_owned();
+        name.push(format!("-at-{}", &sha256_hex(root.as_bytes())[..12]));
+        full.with_file_name(name)
     }
 
     /// A new private directory for a fetch in progress.
@@ -153,11 +181,20 @@ impl Cache {
     /// Whether the files under `sub` of a checkout still have the digests
     /// recorded when it was fetched.
     pub fn verify_checkout(&self, entry: &Path, sub: &str) -> Result<bool, Error> {
-        let Ok(text) = std::fs::read_to_string(sums_path(entry)) else {
-            return Ok(false);
+        Ok(self.damage(entry, sub)?.is_none())
+    }
+
+    /// The first file under `sub` of a checkout that differs from the
+    /// digests recorded when it was fetched (changed, added or removed), or
+    /// the record itself when it is missing or unreadable; `None` when
+    /// everything matches.
+    pub fn damage(&self, entry: &Path, sub: &str) -> Result<Option<String>, Error> {
+        let sums = sums_path(entry);
+        let Ok(text) = std::fs::read_to_string(&sums) else {
+            return Ok(Some(format!("{} is missing", sums.display())));
         };
         let Ok(recorded) = serde_json::from_str::<BTreeMap<String, String>>(&text) else {
-            return Ok(false);
+            return Ok(Some(format!("{} is not a digest record", sums.display())));
         };
         let sub = sub.trim_matches('/');
         let prefix = if sub.is_empty() || sub == "." {
@@ -174,7 +211,7 @@ impl Cache {
             // A missing path, or a file where a directory belongs, is
             // reported by the build ("expecting directory"); nothing of it
             // is read, so there is nothing to verify.
-            return Ok(true);
+            return Ok(None);
         }
         let now = digests(&start, &prefix)?;
         let expected: BTreeMap<&String, &String> = recorded
@@ -182,7 +219,17 @@ impl Cache {
             .filter(|(k, _)| k.starts_with(&prefix))
             .collect();
         touch(entry);
-        Ok(now.len() == expected.len() && now.iter().all(|(k, v)| expected.get(k) == Some(&v)))
+        let changed = now
+            .iter()
+            .find(|(k, v)| expected.get(k) != Some(v))
+            .map(|(k, _)| k.clone())
+            .or_else(|| {
+                expected
+                    .keys()
+                    .find(|k| !now.contains_key(**k))
+                    .map(|k| format!("{k} (removed)"))
+            });
+        Ok(changed.map(|f| entry.join(f).display().to_string()))
     }
 
     /// The last commits refs of a repository resolved to.
@@ -214,21 +261,37 @@ impl Cache {
 
     /// A cached file whose body still matches its recorded digest.
     pub fn file(&self, url: &str) -> Option<(PathBuf, FileMeta)> {
-        let (body, meta) = self.file_paths(url);
-        let meta: FileMeta = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
-        if meta.url != url {
-            return None;
-        }
-        match file_sha256(&body) {
-            Ok(d) if d == meta.sha256 => {
-                touch(&body);
-                Some((body, meta))
-            }
-            Ok(_) => {
+        match self.file_state(url) {
+            FileState::Ok(body, meta) => Some((body, meta)),
+            FileState::Missing => None,
+            FileState::Damaged(_) => {
                 tracing::warn!(%url, "cached file does not match its digest; fetching it again");
                 None
             }
-            Err(_) => None,
+        }
+    }
+
+    /// What the cache holds for `url`: a good copy, a damaged one (a body
+    /// that no longer matches the digest recorded when it was fetched, or
+    /// a body without its record), or nothing.
+    pub fn file_state(&self, url: &str) -> FileState {
+        let (body, meta_path) = self.file_paths(url);
+        let meta = std::fs::read_to_string(&meta_path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<FileMeta>(&t).ok())
+            .filter(|m| m.url == url);
+        match (meta, body.exists()) {
+            (None, false) => FileState::Missing,
+            (None, true) => FileState::Damaged(body),
+            (Some(meta), _) => match file_sha256(&body) {
+                Ok(d) if d == meta.sha256 => {
+                    touch(&body);
+                    FileState::Ok(body, meta)
+                }
+                Ok(_) => FileState::Damaged(body),
+                Err(_) if !body.exists() => FileState::Damaged(meta_path),
+                Err(_) => FileState::Damaged(body),
+            },
         }
     }
 
@@ -295,6 +358,14 @@ impl Cache {
                 remove(&f);
             }
         }
+        // Helm charts: archives, what versions resolved to, indexes.
+        for sub in ["charts/archives", "charts/pulled", "charts/http"] {
+            for f in read_dir(&self.root.join(sub)) {
+                if f.is_file() && old(&f) {
+                    remove(&f);
+                }
+            }
+        }
         // Fetches abandoned by killed builds.
         for t in read_dir(&self.root.join("tmp")) {
             if max_age.is_none()
@@ -340,7 +411,7 @@ fn du(p: &Path) -> u64 {
 }
 
 /// Mark an entry used (prune removes the least recently used).
-fn touch(p: &Path) {
+pub fn touch(p: &Path) {
     let _ = std::fs::File::open(p).and_then(|f| f.set_modified(std::time::SystemTime::now()));
 }
 

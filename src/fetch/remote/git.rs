@@ -154,6 +154,101 @@ pub fn ls_remote(url: &str, git_ref: &str, deadline: Instant) -> Result<Option<S
     Ok(None)
 }
 
+/// One entry of `git ls-tree -r -t`: a path in a commit and whether it is
+/// a directory (a tree), a file, or a symlink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A tree.
+    Dir,
+    /// A blob (a regular file) or a submodule's gitlink.
+    File,
+    /// A symlink (mode 120000).
+    Link,
+}
+
+/// Every path of `rev` (trees included) with its kind; works in a partial
+/// clone without blobs (trees are all there).
+pub fn ls_tree(
+    dir: &Path,
+    rev: &str,
+    deadline: Instant,
+) -> Result<std::collections::BTreeMap<String, EntryKind>, GitError> {
+    let out = run(Some(dir), &["ls-tree", "-r", "-t", "-z", rev], deadline)?;
+    Ok(out
+        .split('\0')
+        .filter_map(|line| {
+            let (meta, path) = line.split_once('\t')?;
+            let mut parts = meta.split(' ');
+            let mode = parts.next()?;
+            let kind = match (mode, parts.next()?) {
+                (_, "tree") => EntryKind::Dir,
+                ("120000", _) => EntryKind::Link,
+                _ => EntryKind::File,
+            };
+            Some((path.to_string(), kind))
+        })
+        .collect())
+}
+
+/// A partial, sparse clone into `dir`: `init`, `remote add origin`, a
+/// shallow fetch of `what` without blobs (`--filter=blob:none`; a server
+/// that does not allow filters sends them anyway), then a cone-mode sparse
+/// checkout of `cone` (more directories can be added with
+/// [`sparse_add`]; git fetches the blobs a checkout needs in one batch).
+/// Returns nothing checked out yet: call [`sparse_add`] or check out.
+pub fn fetch_partial(dir: &Path, url: &str, what: &str, deadline: Instant) -> Result<(), GitError> {
+    run(Some(dir), &["init", "--quiet"], deadline)?;
+    run(Some(dir), &["remote", "add", "origin", url], deadline)?;
+    run(
+        Some(dir),
+        &[
+            "fetch",
+            "--quiet",
+            "--depth=1",
+            "--filter=blob:none",
+            "origin",
+            what,
+        ],
+        deadline,
+    )?;
+    Ok(())
+}
+
+/// Check out `FETCH_HEAD` in a fresh partial clone with only the cone
+/// directories `cone` (and the files directly in their parents).
+pub fn sparse_checkout(dir: &Path, cone: &[String], deadline: Instant) -> Result<(), GitError> {
+    let mut args = vec!["sparse-checkout", "set", "--cone", "--"];
+    args.extend(cone.iter().map(String::as_str));
+    run(Some(dir), &args, deadline)?;
+    run(
+        Some(dir),
+        &["checkout", "--quiet", "--detach", "FETCH_HEAD"],
+        deadline,
+    )?;
+    Ok(())
+}
+
+/// Add directories to a sparse checkout (their blobs are fetched).
+pub fn sparse_add(dir: &Path, more: &[String], deadline: Instant) -> Result<(), GitError> {
+    let mut args = vec!["sparse-checkout", "add", "--"];
+    args.extend(more.iter().map(String::as_str));
+    run(Some(dir), &args, deadline)?;
+    Ok(())
+}
+
+/// After a checkout: submodules (if asked) and the commit checked out.
+pub fn finish(dir: &Path, submodules: bool, deadline: Instant) -> Result<String, GitError> {
+    if submodules {
+        run(
+            Some(dir),
+            &["submodule", "update", "--init", "--recursive"],
+            deadline,
+        )?;
+    }
+    let head = run(Some(dir), &["rev-parse", "HEAD"], deadline)?;
+    Ok(head.trim().to_string())
+}
+
 /// kustomize's clone into `dir`: `init`, `remote add origin`, a shallow
 /// fetch of `what`, checkout, and (if asked) submodules; returns the commit
 /// checked out.
@@ -176,13 +271,5 @@ pub fn clone_into(
         &["checkout", "--quiet", "--detach", "FETCH_HEAD"],
         deadline,
     )?;
-    if submodules {
-        run(
-            Some(dir),
-            &["submodule", "update", "--init", "--recursive"],
-            deadline,
-        )?;
-    }
-    let head = run(Some(dir), &["rev-parse", "HEAD"], deadline)?;
-    Ok(head.trim().to_string())
+    finish(dir, submodules, deadline)
 }

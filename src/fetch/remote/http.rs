@@ -43,26 +43,47 @@ pub struct Validators {
 
 /// GET `url`; `Err` is a transport failure (DNS, connect, TLS, timeout).
 pub fn get(url: &str, validators: &Validators) -> Result<Response, String> {
+    let mut headers = Vec::new();
+    if let Some(e) = &validators.etag {
+        headers.push(("If-None-Match", e.clone()));
+    }
+    if let Some(m) = &validators.last_modified {
+        headers.push(("If-Modified-Since", m.clone()));
+    }
+    get_with(url, &headers).map(|(r, _)| r)
+}
+
+/// GET `url` with extra request headers; also returns the response's
+/// `WWW-Authenticate` header (for registries' token challenges).
+pub fn get_with(
+    url: &str,
+    headers: &[(&str, String)],
+) -> Result<(Response, Option<String>), String> {
     HTTP_REQUESTS.fetch_add(1, Ordering::Relaxed);
     tracing::debug!(%url, "http get");
     let agent = agent_for(url)?;
     let mut req = agent.get(url);
-    if let Some(e) = &validators.etag {
-        req = req.set("If-None-Match", e);
-    }
-    if let Some(m) = &validators.last_modified {
-        req = req.set("If-Modified-Since", m);
+    for (k, v) in headers {
+        req = req.set(k, v);
     }
     let resp = match req.call() {
         Ok(r) => r,
         Err(ureq::Error::Status(code, r)) => {
             if code == 304 {
-                return Ok(Response::NotModified);
+                return Ok((Response::NotModified, None));
             }
-            return Ok(Response::Status(code, r.status_text().to_string()));
+            let challenge = r.header("WWW-Authenticate").map(str::to_string);
+            return Ok((
+                Response::Status(code, r.status_text().to_string()),
+                challenge,
+            ));
         }
         Err(ureq::Error::Transport(t)) => return Err(t.to_string()),
     };
+    get_body(resp).map(|r| (r, None))
+}
+
+fn get_body(resp: ureq::Response) -> Result<Response, String> {
     if resp.status() == 304 {
         return Ok(Response::NotModified);
     }

@@ -3,6 +3,7 @@
 
 use super::canonical_dir;
 use super::{Builder, Target};
+use crate::fetch::charts::ChartRef;
 use crate::fetch::remote::spec::{self, RepoSpec};
 use kustom_api::{Error, Value};
 use std::path::{Path, PathBuf};
@@ -129,6 +130,51 @@ impl Builder {
             if spec::is_remote_file(url) {
                 self.remote_file(t, url)?;
             }
+        }
+        self.fetch_charts(t)
+    }
+
+    /// Pull the `helmCharts` of `t` that name a repository and are not in
+    /// the kustomization's chart home (where kustomize would `helm pull`
+    /// them) into the cache; the builtin gets their directories.
+    fn fetch_charts(&self, t: &Target) -> Result<(), Error> {
+        let k = &t.kust;
+        if !self.settings.enable_helm || k.helm_charts.is_empty() {
+            return Ok(());
+        }
+        let field = |v: &Value, key: &str| match v.get(key) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => String::new(),
+        };
+        let globals = k.helm_globals.clone().unwrap_or(Value::Null);
+        let home = match field(&globals, "chartHome") {
+            h if h.is_empty() => "charts".to_string(),
+            h => h,
+        };
+        for c in &k.helm_charts {
+            let chart = ChartRef {
+                repo: field(c, "repo"),
+                name: field(c, "name"),
+                version: field(c, "version"),
+            };
+            if chart.repo.is_empty() || chart.name.is_empty() {
+                continue;
+            }
+            // kustomize's chart directory: <home>[/<name>-<version>]/<name>.
+            let mut local = t.dir.join(&home);
+            if !chart.version.is_empty() {
+                local = local.join(format!("{}-{}", chart.name, chart.version));
+            }
+            if local.join(&chart.name).is_dir() {
+                continue;
+            }
+            self.settings.remote.charts.pull(&chart).map_err(|e| {
+                Error::new(format!(
+                    "pulling {chart} (listed in {}): {e}",
+                    t.file.display()
+                ))
+            })?;
         }
         Ok(())
     }

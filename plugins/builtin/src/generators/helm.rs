@@ -360,10 +360,21 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
         ));
     }
     let home = chart.abs_chart_home(&ctx.root);
-    let values_file = if chart.values_file.is_empty() {
-        home.join(&chart.name).join("values.yaml")
-    } else {
-        ctx.root.join(&chart.values_file)
+    // A chart kustom's core pulled from the repository into its cache
+    // (kustomize would `helm pull` it into the chart home).
+    let pulled = (!chart.repo.is_empty() && !home.join(&chart.name).is_dir())
+        .then(|| {
+            ctx.remote_files.get(&kustom_api::protocol::chart_key(
+                &chart.repo,
+                &chart.name,
+                &chart.version,
+            ))
+        })
+        .flatten();
+    let values_file = match (chart.values_file.is_empty(), pulled) {
+        (true, Some(dir)) => dir.join("values.yaml"),
+        (true, None) => home.join(&chart.name).join("values.yaml"),
+        (false, _) => ctx.root.join(&chart.values_file),
     };
     let mut extra = Vec::new();
     for f in &chart.additional_values_files {
@@ -378,7 +389,7 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
         PathBuf::from(&chart.config_home)
     };
     helm.check_version(&config_home)?;
-    let chart_dir = home.join(&chart.name);
+    let chart_dir = pulled.cloned().unwrap_or_else(|| home.join(&chart.name));
     if !chart_dir.is_dir() {
         if chart.repo.is_empty() {
             return Err(Error::new(format!(
@@ -408,7 +419,11 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
     }
     let values_rel = values_file.to_string_lossy().into_owned();
     let values_text = if chart.values_inline.is_empty() || merge != "replace" {
-        Some(ctx.read_to_string(&values_rel)?)
+        Some(match pulled {
+            // Inside the pulled chart, which kustom handed over.
+            Some(_) if chart.values_file.is_empty() => kustom_api::files::read_text(&values_file)?,
+            _ => ctx.read_to_string(&values_rel)?,
+        })
     } else {
         None
     };
