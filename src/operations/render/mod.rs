@@ -51,8 +51,8 @@ pub struct Stats {
     pub bases_built: usize,
     /// Base builds reused by another root.
     pub bases_reused: usize,
-    /// Roots built without sharing (a lock beside them, a cycle risk, an
-    /// OpenAPI schema after a shared base).
+    /// Roots built without sharing (a lock beside them, an audit log, a
+    /// cycle risk, an OpenAPI schema after a shared base).
     pub private_roots: usize,
 }
 
@@ -147,8 +147,9 @@ fn build_one(
 ) -> Result<Built, Error> {
     let lock = LockState::for_build(root, opts.locked)?;
     let settings = adjust(settings_under(settings, &lock, opts.offline));
-    // A root with a lock of its own pins what it runs: never shared.
-    let shared = shared.filter(|_| lock.mode == LockMode::Unlocked);
+    // A root with a lock of its own pins what it runs, and an audited root
+    // records every call of its own tree: never shared.
+    let shared = shared.filter(|_| lock.mode == LockMode::Unlocked && settings.audit.is_none());
     let built = match shared {
         Some(shared) => {
             let builder = Builder::with_shared(settings.clone(), opts.restrictor, shared.clone());
