@@ -376,7 +376,8 @@ fn sets_and_exit_codes_match_kubectl_at_both_revisions() {
 fn skipping_unaffected_roots_gives_what_building_every_root_gives() {
     let (env, base) = repo();
     // Several kinds of change, each compared with and without skipping.
-    let changes: Vec<Box<dyn Fn(&Env)>> = vec![
+    type Step = Box<dyn Fn(&Env)>;
+    let changes: Vec<Step> = vec![
         Box::new(|e: &Env| {
             e.write("README.md", "edited\n");
         }),
