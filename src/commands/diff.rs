@@ -53,6 +53,9 @@ pub struct DiffArgs {
     /// Join the JSON reports of shards (no build) and show them in --format.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["head", "roots_file", "shard", "explain"])]
     pub merge: Vec<PathBuf>,
+    /// Print the roots that would be compared (after --shard), one per line, and build nothing.
+    #[arg(long)]
+    pub list_roots: bool,
     /// Build every root at both revisions, also those whose inputs did not change.
     #[arg(long)]
     pub no_skip: bool,
@@ -66,6 +69,22 @@ pub struct DiffArgs {
 
 /// `kustom diff`; the exit status.
 pub fn run(args: &DiffArgs) -> i32 {
+    if args.list_roots {
+        let listed = request(args).and_then(|req| review::list_roots(&req));
+        let printed = listed.and_then(|roots| {
+            let text: String = roots.iter().map(|r| format!("{r}\n")).collect();
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .map_err(|e| Error::new(format!("writing the roots: {e}")))
+        });
+        return match printed {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                2
+            }
+        };
+    }
     match report(args) {
         Ok(r) => match print(&r, args.format) {
             Ok(()) => r.exit_status(),
@@ -88,21 +107,7 @@ fn report(args: &DiffArgs) -> Result<Report, Error> {
     if let Some(n) = args.build.max_alias_expansion {
         std::env::set_var(kustom_api::yaml::ENV_ALIAS_BUDGET, n.to_string());
     }
-    let roots = args
-        .roots_file
-        .as_deref()
-        .map(roots::read_roots_file)
-        .transpose()?;
-    let req = Request {
-        repo: args.repo.clone(),
-        base: args.base.clone(),
-        head: args.head.clone(),
-        roots,
-        shard: args.shard,
-        explain: args.explain,
-        show_secrets: args.show_secrets,
-        build_all: args.no_skip,
-    };
+    let req = request(args)?;
     let opts = review::options_for_diff(options(&args.build, args.jobs)?);
     let settings = args
         .build
@@ -115,6 +120,24 @@ fn report(args: &DiffArgs) -> Result<Report, Error> {
         "diff finished"
     );
     Ok(report)
+}
+
+fn request(args: &DiffArgs) -> Result<Request, Error> {
+    let roots = args
+        .roots_file
+        .as_deref()
+        .map(roots::read_roots_file)
+        .transpose()?;
+    Ok(Request {
+        repo: args.repo.clone(),
+        base: args.base.clone(),
+        head: args.head.clone(),
+        roots,
+        shard: args.shard,
+        explain: args.explain,
+        show_secrets: args.show_secrets,
+        build_all: args.no_skip,
+    })
 }
 
 fn print(r: &Report, f: Format) -> Result<(), Error> {

@@ -93,6 +93,46 @@ struct Rendered {
     id: String,
 }
 
+/// The roots `req` compares (given or discovered at both revisions, then
+/// its shard), without building anything.
+pub fn list_roots(req: &Request) -> Result<Vec<String>, Error> {
+    let repo = Repo::open(&req.repo)?;
+    let base_tree = GitTree::load(&repo, &repo.commit(&req.base)?)?;
+    let (head, head_files) = match &req.head {
+        Some(rev) => {
+            let t = GitTree::load(&repo, &repo.commit(rev)?)?;
+            let files = t.files();
+            (Head::Commit(Box::new(t)), files)
+        }
+        None => (
+            Head::Work(
+                FsTree::new(&repo.top)
+                    .map_err(|e| Error::new(format!("{}: {e}", repo.top.display())))?,
+            ),
+            repo.worktree_files()?,
+        ),
+    };
+    Ok(roots_of(req, &base_tree, &head, &head_files))
+}
+
+fn roots_of(req: &Request, base_tree: &GitTree, head: &Head, head_files: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = match &req.roots {
+        Some(r) => r.clone(),
+        None => {
+            let (mut a, _) = discover::discover(base_tree, &base_tree.files());
+            let (b, _) = discover::discover(head.tree(), head_files);
+            a.extend(b);
+            a
+        }
+    };
+    names.sort();
+    names.dedup();
+    if let Some(shard) = req.shard {
+        names = shard.select(&names, |s| s);
+    }
+    names
+}
+
 /// Compare `req`'s revisions.
 pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Report, Work), Error> {
     let repo = Repo::open(&req.repo)?;
@@ -119,21 +159,7 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
         Head::Commit(t) => Some(t.commit.clone()),
         Head::Work(_) => None,
     };
-    // The roots: given, or discovered at both revisions.
-    let mut names: Vec<String> = match &req.roots {
-        Some(r) => r.clone(),
-        None => {
-            let (mut a, _) = discover::discover(&base_tree, &base_tree.files());
-            let (b, _) = discover::discover(head.tree(), &head_files);
-            a.extend(b);
-            a
-        }
-    };
-    names.sort();
-    names.dedup();
-    if let Some(shard) = req.shard {
-        names = shard.select(&names, |s| s);
-    }
+    let names = roots_of(req, &base_tree, &head, &head_files);
     let changed = repo.changed(&base_sha, head_commit.as_deref())?;
     tracing::debug!(roots = names.len(), changed = changed.len(), "diff planned");
 
