@@ -107,11 +107,14 @@ pub fn kustomization_file<T: Tree + ?Sized>(tree: &T, dir: &str) -> Option<Strin
     found
 }
 
-/// The string entries of a list field of a kustomization.
-fn entries<'v>(k: &'v Value, field: &str) -> impl Iterator<Item = &'v str> {
-    k.get(field)
-        .and_then(Value::as_array)
+/// The string entries of a list field of a kustomization (field names
+/// match ignoring case, as the loader matches them).
+fn entries<'v>(k: &'v Value, field: &'v str) -> impl Iterator<Item = &'v str> {
+    k.as_object()
         .into_iter()
+        .flatten()
+        .filter(move |(key, _)| key.eq_ignore_ascii_case(field))
+        .filter_map(|(_, v)| v.as_array())
         .flatten()
         .filter_map(Value::as_str)
 }
@@ -326,6 +329,7 @@ mod tests {
             "app/prod/kustomization.yaml",
             "resources: [../../base, https://example.com/x.yaml]\ncomponents: [../../comp]\n",
         );
+        w("upper/kustomization.yaml", "Resources: [../base]\n");
         w("loop/kustomization.yaml", "resources: [sub]\n");
         w("loop/sub/kustomization.yaml", "resources: [..]\n");
         let tree = FsTree::new(dir.path()).unwrap();
@@ -339,5 +343,7 @@ mod tests {
         assert!(r.remotes.contains("https://example.com/x.yaml"));
         assert!(!r.cycle_risk && !r.incomplete);
         assert!(walker.reach("loop").cycle_risk);
+        // Field names match ignoring case, as the loader matches them.
+        assert!(walker.reach("upper").dirs.contains("base"));
     }
 }

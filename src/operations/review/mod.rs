@@ -212,7 +212,12 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
     let base_dir = tmp.path().join("base");
     let head_dir = tmp.path().join("head");
     let wanted = |pick: &dyn Fn(&Plan) -> Option<&Reach>| -> (Vec<String>, Vec<String>) {
-        if opts.restrictor == LoadRestrictor::None {
+        // Everything when files outside the roots' directories may be read,
+        // or when a root's walk could not follow every entry.
+        let incomplete = plans
+            .iter()
+            .any(|p| p.build && pick(p).is_some_and(|r| r.incomplete));
+        if opts.restrictor == LoadRestrictor::None || incomplete {
             return (vec![String::new()], Vec::new());
         }
         let (mut dirs, mut files) = (BTreeSet::new(), BTreeSet::new());
