@@ -102,7 +102,8 @@ def kubectl_diff():
 
 def kustom_render(out):
     shutil.rmtree(out, ignore_errors=True)
-    subprocess.run([KUSTOM, "render", "-o", out, "--roots", roots_file], cwd=trees["head"], check=True)
+    # A root that fails is reported on STDERR; the others are written.
+    subprocess.run([KUSTOM, "render", "-o", out, "--roots", roots_file], cwd=trees["head"], stderr=subprocess.DEVNULL)
 
 
 def kustom_diff():
@@ -133,7 +134,11 @@ for i in range(a.runs):
 mismatch = []
 for r in roots:
     a_dir, b_dir = os.path.join(work, "kr", r), os.path.join(work, "kubectl-r", r)
-    if os.path.isdir(b_dir):
+    # A root that fails leaves its directory empty (kubectl) or absent (kustom).
+    if os.path.isdir(b_dir) and os.listdir(b_dir) or os.path.isdir(a_dir):
+        if not os.path.isdir(a_dir) or not os.path.isdir(b_dir):
+            mismatch.append(r)
+            continue
         c = filecmp.dircmp(a_dir, b_dir)
         if c.left_only or c.right_only or filecmp.cmpfiles(a_dir, b_dir, c.common_files, shallow=False)[1]:
             mismatch.append(r)
