@@ -20,7 +20,10 @@ pub fn build_with(args: &BuildArgs, lock: Arc<LockState>, write: bool) -> Result
     }
     let restrictor = args.restrictor()?;
     let reorder = args.reorder()?;
-    let settings = args.plugin_settings(lock)?;
+    let mut settings = args.plugin_settings(lock)?;
+    if let Some(log) = &settings.audit {
+        settings.audit = Some(log.for_root(&args.dir.display().to_string()));
+    }
     let builder = Builder::new(settings, restrictor);
     let built = builder.build_root(&args.dir, reorder, args.enable_managedby_label)?;
     let resources = &built.resources;

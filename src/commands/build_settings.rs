@@ -72,7 +72,7 @@ impl KustomizeBuildFlags {
     }
 }
 
-/// Flags of `kustom build`, as kustomize's.
+/// Arguments of `kustom build`, as kustomize's.
 #[derive(clap::Parser, Debug)]
 pub struct BuildArgs {
     /// Directory with a kustomization file.
@@ -81,6 +81,22 @@ pub struct BuildArgs {
     /// Write the output to this file, or one file per resource into this directory.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// How to build.
+    #[command(flatten)]
+    pub flags: BuildFlags,
+}
+
+impl std::ops::Deref for BuildArgs {
+    type Target = BuildFlags;
+    fn deref(&self) -> &BuildFlags {
+        &self.flags
+    }
+}
+
+/// The flags of `kustom build` that say how to build (shared with
+/// `kustom render` and `kustom diff`, which build many roots).
+#[derive(clap::Args, Debug)]
+pub struct BuildFlags {
     /// LoadRestrictionsRootOnly (default) or LoadRestrictionsNone.
     #[arg(long, default_value = "LoadRestrictionsRootOnly")]
     pub load_restrictor: String,
@@ -129,7 +145,7 @@ pub struct BuildArgs {
     pub max_alias_expansion: Option<usize>,
 }
 
-impl BuildArgs {
+impl BuildFlags {
     /// `--load-restrictor`, checked.
     pub fn restrictor(&self) -> Result<LoadRestrictor, Error> {
         match self.load_restrictor.as_str() {

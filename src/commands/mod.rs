@@ -7,10 +7,12 @@ pub mod build;
 pub mod build_settings;
 pub mod cache;
 pub mod create;
+pub mod diff;
 pub mod edit;
 pub mod localize;
 pub mod lock;
 pub mod plugin;
+pub mod render;
 pub mod sandbox_args;
 pub mod stdout;
 pub mod version;
@@ -46,6 +48,16 @@ pub enum Command {
         after_help = "Examples:\n  kustom build overlays/prod\n  kustom build --enable-helm --helm-kube-version 1.30 .\n  kustom build -o out/ ."
     )]
     Build(build_settings::BuildArgs),
+    /// Build many roots in one process, each into OUTDIR/ROOT (one file per resource).
+    #[command(
+        after_help = "Examples:\n  kustom render -o out/ apps/web/overlays/prod apps/api/overlays/prod\n  kustom render -o out/ --roots roots.txt --shard 1/4\n  kustom render -o out/            # every root below the current directory"
+    )]
+    Render(render::RenderArgs),
+    /// Show what a change does to the rendered manifests of every root (exit 0 same, 1 differs, 2 error).
+    #[command(
+        after_help = "Examples:\n  kustom diff                                   # work tree against HEAD\n  kustom diff --base origin/main --head HEAD --format markdown > comment.md\n  kustom diff --base origin/main --explain\n  kustom diff --base origin/main --format json --shard 2/4 > shard-2.json\n  kustom diff --merge shard-*.json --format markdown"
+    )]
+    Diff(diff::DiffArgs),
     /// Edits a kustomization file.
     #[command(
         subcommand,
@@ -137,6 +149,8 @@ pub fn main() -> i32 {
         Command::Localize(args) => report_as_is(localize::run_cli(&args)),
         Command::Lock(args) => report_as_is(lock::run(&args)),
         Command::Build(args) => report_as_is(build::run(&args)),
+        Command::Render(args) => report_as_is(render::run(&args)),
+        Command::Diff(args) => diff::run(&args),
     }
 }
 

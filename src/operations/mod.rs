@@ -9,4 +9,6 @@ pub mod kustomization;
 pub mod origin;
 pub mod output;
 pub mod plan;
+pub mod render;
+pub mod review;
 pub mod write_output;

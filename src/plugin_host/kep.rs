@@ -25,21 +25,23 @@ impl Settings {
         kust_file: &Path,
     ) -> Result<Vec<Doc>, Error> {
         let mut out = Vec::new();
-        for (loc, batch) in self.plan(configs, dir, kust_file)? {
-            let first = &batch[0];
-            let site = Site {
-                protocol: loc.protocol(),
-                path: loc.path(),
-                api_version: resource::api_version(first),
-                kind: resource::kind(first),
-                kinds: kinds_of(batch),
-                op: "generate",
-                kust_file,
-            };
-            let call = self.begin(&loc, batch, dir)?;
-            let result = self.generate_call(&loc, batch, dir, &site, &call.sandbox);
-            self.audit_call(&call, &site, batch, None, result.as_deref())?;
-            out.extend(result?);
+        for (loc, batches) in self.plan(configs, dir, kust_file)? {
+            for batch in self.audit_batches(&loc, batches) {
+                let first = &batch[0];
+                let site = Site {
+                    protocol: loc.protocol(),
+                    path: loc.path(),
+                    api_version: resource::api_version(first),
+                    kind: resource::kind(first),
+                    kinds: kinds_of(batch),
+                    op: "generate",
+                    kust_file,
+                };
+                let call = self.begin(&loc, batch, dir)?;
+                let result = self.generate_call(&loc, batch, dir, &site, &call.sandbox);
+                self.audit_call(&call, &site, batch, None, result.as_deref())?;
+                out.extend(result?);
+            }
         }
         Ok(out)
     }
@@ -166,45 +168,60 @@ impl Settings {
         kust_file: &Path,
         optional: bool,
     ) -> Result<Vec<Doc>, Error> {
-        for (loc, batch) in self.plan(configs, dir, kust_file)? {
-            if optional
-                && matches!(
-                    loc,
-                    Location::Legacy(_) | Location::Krm(_) | Location::Container(_)
-                )
-            {
-                continue;
+        for (loc, batches) in self.plan(configs, dir, kust_file)? {
+            for batch in self.audit_batches(&loc, batches) {
+                if optional
+                    && matches!(
+                        loc,
+                        Location::Legacy(_) | Location::Krm(_) | Location::Container(_)
+                    )
+                {
+                    continue;
+                }
+                let first = &batch[0];
+                let site = Site {
+                    protocol: loc.protocol(),
+                    path: loc.path(),
+                    api_version: resource::api_version(first),
+                    kind: resource::kind(first),
+                    kinds: kinds_of(batch),
+                    op: "transform",
+                    kust_file,
+                };
+                let call = self.begin(&loc, batch, dir)?;
+                // The shipped builtin's generators are consecutive configs of
+                // it, so they all open the first call.
+                debug_assert!(generate_first <= batch.len());
+                let generators = generate_first.min(batch.len());
+                generate_first -= generators;
+                let before = self.audit.as_ref().map(|_| resources.clone());
+                let result = self.transform_call(
+                    &loc,
+                    batch,
+                    resources,
+                    dir,
+                    &site,
+                    optional,
+                    generators,
+                    &call.sandbox,
+                );
+                self.audit_call(&call, &site, batch, before.as_deref(), result.as_deref())?;
+                resources = result?;
             }
-            let first = &batch[0];
-            let site = Site {
-                protocol: loc.protocol(),
-                path: loc.path(),
-                api_version: resource::api_version(first),
-                kind: resource::kind(first),
-                kinds: kinds_of(batch),
-                op: "transform",
-                kust_file,
-            };
-            let call = self.begin(&loc, batch, dir)?;
-            // The shipped builtin's generators are consecutive configs of
-            // it, so they all open the first call.
-            debug_assert!(generate_first <= batch.len());
-            let generators = std::mem::take(&mut generate_first).min(batch.len());
-            let before = self.audit.as_ref().map(|_| resources.clone());
-            let result = self.transform_call(
-                &loc,
-                batch,
-                resources,
-                dir,
-                &site,
-                optional,
-                generators,
-                &call.sandbox,
-            );
-            self.audit_call(&call, &site, batch, before.as_deref(), result.as_deref())?;
-            resources = result?;
         }
         Ok(resources)
+    }
+
+    /// The calls a batch of configs makes: one, or with the audit log on
+    /// and the shipped builtin, one per config, so that the log credits
+    /// every change to the config that made it (the builtin runs a batch's
+    /// configs in order, so the result is the same).
+    fn audit_batches<'c>(&self, loc: &Location, batch: &'c [Value]) -> Vec<&'c [Value]> {
+        if self.audit.is_some() && matches!(loc, Location::ShippedBuiltin(_)) {
+            batch.chunks(1).collect()
+        } else {
+            vec![batch]
+        }
     }
 
     /// One transformer call of [`Settings::transform_inner`].

@@ -9,6 +9,7 @@ pub const MANAGED_BY_VERSION: &str = "(devel)";
 mod nesting;
 mod remote;
 mod resources;
+pub mod shared;
 
 use remote::RemoteRoot;
 pub use resources::{each_resource_in_file, read_resource_file};
@@ -56,6 +57,10 @@ pub struct Builder {
     /// A resource of a type outside kyaml's precomputed scope table was
     /// loaded before the schema was chosen (see `choose_schema`).
     unknown_type_seen: std::sync::atomic::AtomicBool,
+    /// Base builds shared with the builds of other roots (`kustom render`).
+    shared: Option<Arc<shared::SharedBases>>,
+    /// A base came from `shared` (see [`Builder::depends_on_sharing`]).
+    used_shared: std::sync::atomic::AtomicBool,
 }
 
 /// One kustomization being built: its directory, file and parsed content.
@@ -110,7 +115,38 @@ impl Builder {
             cache: Mutex::new(HashMap::new()),
             schema: Mutex::new(None),
             unknown_type_seen: std::sync::atomic::AtomicBool::new(false),
+            shared: None,
+            used_shared: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// A builder that takes base builds from, and gives them to, `shared`
+    /// (see [`shared`] for when a base is shared).
+    pub fn with_shared(
+        settings: Settings,
+        restrictor: LoadRestrictor,
+        shared: Arc<shared::SharedBases>,
+    ) -> Builder {
+        Builder {
+            shared: Some(shared),
+            ..Builder::new(settings, restrictor)
+        }
+    }
+
+    /// Whether this build reused a shared base and then chose an OpenAPI
+    /// schema: the schema's `withBuiltin` depends on every type loaded
+    /// before it, which a reused base did not report, so the caller builds
+    /// such a root again on a private builder.
+    pub fn depends_on_sharing(&self) -> bool {
+        self.used_shared.load(std::sync::atomic::Ordering::Relaxed) && !self.schema_unset()
+    }
+
+    /// No OpenAPI schema has been chosen yet.
+    fn schema_unset(&self) -> bool {
+        self.schema
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none()
     }
 
     /// Build the kustomization in `dir` the way `kustomize build` does,

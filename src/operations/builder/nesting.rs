@@ -54,11 +54,38 @@ impl Builder {
         if origin.is_some() {
             return build();
         }
+        let mut mine = None;
+        if let (Some(shared), None) = (&self.shared, &remote) {
+            if self.schema_unset() {
+                let cell = shared.cell(dir);
+                let mut built_here = false;
+                let got = cell.get_or_init(|| {
+                    built_here = true;
+                    match build() {
+                        // Shareable only when no schema was chosen meanwhile.
+                        Ok(acc) if self.schema_unset() => Some(acc),
+                        other => {
+                            mine = Some(other);
+                            None
+                        }
+                    }
+                });
+                if let Some(acc) = got {
+                    shared.note(built_here);
+                    self.used_shared
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Ok(acc.clone());
+                }
+            }
+        }
         let cell = {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
             cache.entry(dir.to_path_buf()).or_default().clone()
         };
-        cell.get_or_init(build).clone()
+        match mine {
+            Some(result) => cell.get_or_init(|| result).clone(),
+            None => cell.get_or_init(build).clone(),
+        }
     }
 
     pub(super) fn accumulate_component(

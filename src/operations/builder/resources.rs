@@ -285,6 +285,9 @@ impl Builder {
                 docs.push(Doc::from_value(&r));
                 Ok(())
             })?;
+            if let Some(log) = &self.settings.audit {
+                log.record_read(&t.file, p, &docs)?;
+            }
             return Ok(Entry::File(docs));
         }
         if let Ok(spec) = RepoSpec::parse(p) {

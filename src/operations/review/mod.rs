@@ -1,0 +1,534 @@
+//! `kustom diff`: every root built at two git revisions, straight from git
+//! objects (the base always, the head too unless it is the work tree), and
+//! compared per root and per resource.
+//!
+//! Only affected roots are built. Before building anything, each root's
+//! read set at base is found without a build ([`reach`]): the
+//! kustomization directories it reaches (every file a build reads lies
+//! below one of them under the default load restrictor), the symlinks
+//! followed, its remote references. A root none of whose read set changed
+//! between the revisions gives the same bytes at both, so it is reported
+//! unchanged without being built; plugins and remote content are the same
+//! for both sides of one run. A root whose walk is incomplete, that exists
+//! at one side only, or any root under `LoadRestrictionsNone` is built.
+//!
+//! [`reach`]: crate::operations::render::reach
+
+pub mod discover;
+pub mod explain;
+pub mod format;
+pub mod git;
+pub mod report;
+
+use crate::operations::builder::{Built, LoadRestrictor};
+use crate::operations::output;
+use crate::operations::render::reach::{kustomization_file, within, FsTree, Reach, Tree, Walker};
+use crate::operations::render::roots::Shard;
+use crate::operations::render::{self, Options};
+use crate::plugin_host::audit::AuditLog;
+use crate::plugin_host::Settings;
+use discover::tree_path;
+use git::{GitTree, Repo};
+use kustom_api::{Error, Value};
+use report::{Change, Credit, Report, ResourceChange, RootReport, Status};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// What to compare.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// A directory inside the repository (`-C`).
+    pub repo: PathBuf,
+    /// The base revision.
+    pub base: String,
+    /// The head revision; None for the work tree.
+    pub head: Option<String>,
+    /// The roots (repository-relative); None to discover them.
+    pub roots: Option<Vec<String>>,
+    /// `--shard K/N`.
+    pub shard: Option<Shard>,
+    /// `--explain`.
+    pub explain: bool,
+    /// `--show-secrets`.
+    pub show_secrets: bool,
+    /// Build every root at both revisions (no skipping): for checking.
+    pub build_all: bool,
+}
+
+/// What a diff did besides its report (for `-v`, tests and benches).
+#[derive(Debug, Clone, Default)]
+pub struct Work {
+    /// Roots considered.
+    pub roots: usize,
+    /// Root builds made (both sides).
+    pub builds: usize,
+    /// Roots skipped because none of their inputs changed.
+    pub skipped: usize,
+    /// Files written from git objects.
+    pub materialized: usize,
+}
+
+/// The head side: a commit's tree or the work tree.
+enum Head {
+    Commit(Box<GitTree>),
+    Work(FsTree),
+}
+
+impl Head {
+    fn tree(&self) -> &dyn Tree {
+        match self {
+            Head::Commit(t) => t.as_ref(),
+            Head::Work(t) => t,
+        }
+    }
+}
+
+/// One root's output: each resource's id, YAML text, value and build id.
+type Output = BTreeMap<(String, String, String, String), Rendered>;
+
+struct Rendered {
+    text: String,
+    value: Value,
+    id: String,
+}
+
+/// The roots `req` compares (given or discovered at both revisions, then
+/// its shard), without building anything.
+pub fn list_roots(req: &Request) -> Result<Vec<String>, Error> {
+    let repo = Repo::open(&req.repo)?;
+    let base_tree = GitTree::load(&repo, &repo.commit(&req.base)?)?;
+    let (head, head_files) = match &req.head {
+        Some(rev) => {
+            let t = GitTree::load(&repo, &repo.commit(rev)?)?;
+            let files = t.files();
+            (Head::Commit(Box::new(t)), files)
+        }
+        None => (
+            Head::Work(
+                FsTree::new(&repo.top)
+                    .map_err(|e| Error::new(format!("{}: {e}", repo.top.display())))?,
+            ),
+            repo.worktree_files()?,
+        ),
+    };
+    Ok(roots_of(req, &base_tree, &head, &head_files))
+}
+
+fn roots_of(req: &Request, base_tree: &GitTree, head: &Head, head_files: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = match &req.roots {
+        Some(r) => r.clone(),
+        None => {
+            let (mut a, _) = discover::discover(base_tree, &base_tree.files());
+            let (b, _) = discover::discover(head.tree(), head_files);
+            a.extend(b);
+            a
+        }
+    };
+    names.sort();
+    names.dedup();
+    if let Some(shard) = req.shard {
+        names = shard.select(&names, |s| s);
+    }
+    names
+}
+
+/// Compare `req`'s revisions.
+pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Report, Work), Error> {
+    let repo = Repo::open(&req.repo)?;
+    let base_sha = repo.commit(&req.base)?;
+    let base_tree = GitTree::load(&repo, &base_sha)?;
+    let (head, head_name, head_files) = match &req.head {
+        Some(rev) => {
+            let sha = repo.commit(rev)?;
+            let t = GitTree::load(&repo, &sha)?;
+            let files = t.files();
+            (Head::Commit(Box::new(t)), sha, files)
+        }
+        None => {
+            let t = FsTree::new(&repo.top)
+                .map_err(|e| Error::new(format!("{}: {e}", repo.top.display())))?;
+            (
+                Head::Work(t),
+                "worktree".to_string(),
+                repo.worktree_files()?,
+            )
+        }
+    };
+    let head_commit = match &head {
+        Head::Commit(t) => Some(t.commit.clone()),
+        Head::Work(_) => None,
+    };
+    let names = roots_of(req, &base_tree, &head, &head_files);
+    let changed = repo.changed(&base_sha, head_commit.as_deref())?;
+    tracing::debug!(roots = names.len(), changed = changed.len(), "diff planned");
+
+    // Which roots to build, at which side.
+    let everything = req.build_all || opts.restrictor == LoadRestrictor::None;
+    let mut base_walker = Walker::new(&base_tree);
+    let mut head_walker = Walker::new(head.tree());
+    struct Plan {
+        name: String,
+        at_base: bool,
+        at_head: bool,
+        build: bool,
+        base_reach: Option<Reach>,
+        head_reach: Option<Reach>,
+    }
+    let mut plans = Vec::new();
+    let mut work = Work {
+        roots: names.len(),
+        ..Work::default()
+    };
+    for name in &names {
+        let tp = tree_path(name);
+        let at_base = kustomization_file(&base_tree, tp).is_some();
+        let at_head = kustomization_file(head.tree(), tp).is_some();
+        let base_reach = at_base.then(|| base_walker.reach(tp));
+        let build = everything
+            || at_base != at_head
+            || base_reach
+                .as_ref()
+                .is_some_and(|r| r.incomplete || touches(&changed, r));
+        let head_reach = (build && at_head && head_commit.is_some()).then(|| head_walker.reach(tp));
+        if !build && at_base {
+            work.skipped += 1;
+        }
+        plans.push(Plan {
+            name: name.clone(),
+            at_base,
+            at_head,
+            build,
+            base_reach,
+            head_reach,
+        });
+    }
+
+    // Materialize what the builds read.
+    let tmp = tempfile::Builder::new()
+        .prefix("kustom-diff-")
+        .tempdir()
+        .map_err(|e| Error::new(format!("creating a temporary directory: {e}")))?;
+    let base_dir = tmp.path().join("base");
+    let head_dir = tmp.path().join("head");
+    let wanted = |pick: &dyn Fn(&Plan) -> Option<&Reach>| -> (Vec<String>, Vec<String>) {
+        // Everything when files outside the roots' directories may be read,
+        // or when a root's walk could not follow every entry.
+        let incomplete = plans
+            .iter()
+            .any(|p| p.build && pick(p).is_some_and(|r| r.incomplete));
+        if opts.restrictor == LoadRestrictor::None || incomplete {
+            return (vec![String::new()], Vec::new());
+        }
+        let (mut dirs, mut files) = (BTreeSet::new(), BTreeSet::new());
+        for p in plans.iter().filter(|p| p.build) {
+            if let Some(r) = pick(p) {
+                dirs.extend(r.dirs.iter().cloned());
+                files.extend(r.files.iter().cloned());
+            }
+        }
+        (dirs.into_iter().collect(), files.into_iter().collect())
+    };
+    let (dirs, files) = wanted(&|p| p.base_reach.as_ref().filter(|_| p.at_base));
+    std::fs::create_dir_all(&base_dir)
+        .map_err(|e| Error::new(format!("{}: {e}", base_dir.display())))?;
+    work.materialized += base_tree.materialize(&base_dir, &dirs, &files)?;
+    let head_top = match &head {
+        Head::Commit(t) => {
+            let (dirs, files) = wanted(&|p| p.head_reach.as_ref());
+            std::fs::create_dir_all(&head_dir)
+                .map_err(|e| Error::new(format!("{}: {e}", head_dir.display())))?;
+            work.materialized += t.materialize(&head_dir, &dirs, &files)?;
+            head_dir.clone()
+        }
+        Head::Work(_) => repo.top.clone(),
+    };
+    let base_top = base_dir.canonicalize().unwrap_or(base_dir.clone());
+    let head_top = head_top.canonicalize().unwrap_or(head_top);
+
+    // Build both sides in one render: (plan index, is head).
+    let mut jobs: Vec<(usize, bool)> = Vec::new();
+    for (i, p) in plans.iter().enumerate().filter(|(_, p)| p.build) {
+        if p.at_base {
+            jobs.push((i, false));
+        }
+        if p.at_head {
+            jobs.push((i, true));
+        }
+    }
+    work.builds = jobs.len();
+    let dirs: Vec<PathBuf> = jobs
+        .iter()
+        .map(|&(i, h)| {
+            let top = if h { &head_top } else { &base_top };
+            let tp = tree_path(&plans[i].name);
+            if tp.is_empty() {
+                top.clone()
+            } else {
+                top.join(tp)
+            }
+        })
+        .collect();
+    let logs: Vec<Mutex<Option<Arc<AuditLog>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let outputs: Vec<Mutex<Option<Result<Output, String>>>> =
+        jobs.iter().map(|_| Mutex::new(None)).collect();
+    let explain_sink = settings
+        .audit
+        .clone()
+        .unwrap_or_else(|| Arc::new(AuditLog::in_memory()));
+    let tops = [base_top.clone(), head_top.clone(), repo.top.clone()];
+    let clean = |msg: &str| clean_paths(msg, &tops);
+    render::render_roots(
+        settings,
+        &dirs,
+        opts,
+        &|j, mut s| {
+            let (i, h) = jobs[j];
+            let side = if h {
+                short(&head_name)
+            } else {
+                short(&base_sha)
+            };
+            let label = format!("{}@{side}", plans[i].name);
+            if h && req.explain {
+                let log = explain_sink.in_memory_for_root(&label);
+                *logs[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(log.clone());
+                s.audit = Some(log);
+            } else {
+                s.audit = settings.audit.as_ref().map(|a| a.for_root(&label));
+            }
+            s
+        },
+        &|j, built| {
+            let out = built.map(output_of).map_err(|e| clean(&e.to_string()));
+            *outputs[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+        },
+    );
+    let mut results: BTreeMap<(usize, bool), Result<Output, String>> = BTreeMap::new();
+    let mut audit: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
+    for (j, &(i, h)) in jobs.iter().enumerate() {
+        let out = outputs[j]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_else(|| Err("the build did not finish".into()));
+        results.insert((i, h), out);
+        if let Some(log) = logs[j].lock().unwrap_or_else(|e| e.into_inner()).take() {
+            audit.insert(i, log.entries());
+        }
+    }
+
+    // Compare.
+    let relative = |p: &str| clean_paths(p, &tops);
+    let mut roots = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        if !p.build {
+            continue;
+        }
+        let base = results.remove(&(i, false));
+        let head = results.remove(&(i, true));
+        let log = audit.get(&i).map(Vec::as_slice).unwrap_or(&[]);
+        let report = compare(&p.name, base, head, req, log, &relative);
+        if report.status != Status::Unchanged {
+            roots.push(report);
+        }
+    }
+    drop(tmp);
+    Ok((
+        Report {
+            base: base_sha,
+            head: head_name,
+            roots,
+        },
+        work,
+    ))
+}
+
+/// Whether a changed path touches what a root reads.
+fn touches(changed: &[String], r: &Reach) -> bool {
+    changed.iter().any(|c| match c.strip_suffix('/') {
+        // An untracked directory: anything read below it, or it below a read directory.
+        Some(d) => {
+            r.dirs.iter().any(|x| within(x, d) || within(d, x))
+                || r.files.iter().any(|f| within(f, d))
+        }
+        None => r.dirs.iter().any(|x| within(c, x)) || r.files.contains(c),
+    })
+}
+
+/// A built root as resources keyed by id, with their YAML text.
+fn output_of(b: Built) -> Output {
+    let mut out = Output::new();
+    for d in &b.resources {
+        let value = output::final_value(d, &b.top);
+        let text = kustom_api::yaml::to_yaml(&value);
+        let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+        let meta = value.get("metadata");
+        let key = (
+            s(value.get("apiVersion")),
+            s(value.get("kind")),
+            s(meta.and_then(|m| m.get("namespace"))),
+            s(meta.and_then(|m| m.get("name"))),
+        );
+        out.insert(
+            key,
+            Rendered {
+                text,
+                value,
+                id: d.id().to_string(),
+            },
+        );
+    }
+    out
+}
+
+/// Paths below a temporary tree or the repository, made relative to it.
+fn clean_paths(msg: &str, tops: &[PathBuf]) -> String {
+    let mut m = msg.to_string();
+    for t in tops {
+        let t = t.display().to_string();
+        m = m.replace(&format!("{t}/"), "").replace(&t, ".");
+    }
+    m
+}
+
+fn short(rev: &str) -> String {
+    if rev.len() == 40 {
+        rev[..7].to_string()
+    } else {
+        rev.to_string()
+    }
+}
+
+/// One root's report from its outputs at base and head (None: not a root
+/// at that side).
+fn compare(
+    name: &str,
+    base: Option<Result<Output, String>>,
+    head: Option<Result<Output, String>>,
+    req: &Request,
+    log: &[Value],
+    relative: &dyn Fn(&str) -> String,
+) -> RootReport {
+    let mut report = RootReport {
+        root: name.to_string(),
+        status: Status::Changed,
+        error: None,
+        resources: Vec::new(),
+    };
+    let empty = Output::new();
+    let (b, h) = match (&base, &head) {
+        (None, None) => {
+            report.status = Status::Failed;
+            report.error = Some(format!(
+                "{name} has no kustomization file at either revision; remove it from the roots"
+            ));
+            return report;
+        }
+        (Some(Err(eb)), Some(Err(eh))) if eb == eh => {
+            report.status = Status::Unchanged;
+            return report;
+        }
+        (_, Some(Err(eh))) => {
+            report.status = Status::Failed;
+            report.error = Some(format!("at head: {eh}"));
+            return report;
+        }
+        (Some(Err(eb)), Some(Ok(h))) => {
+            report.error = Some(format!("at base (fixed at head): {eb}"));
+            (&empty, h)
+        }
+        (Some(Err(eb)), None) => {
+            report.status = Status::Removed;
+            report.error = Some(format!("at base: {eb}"));
+            return report;
+        }
+        (None, Some(Ok(h))) => {
+            report.status = Status::Added;
+            (&empty, h)
+        }
+        (Some(Ok(b)), None) => {
+            report.status = Status::Removed;
+            (b, &empty)
+        }
+        (Some(Ok(b)), Some(Ok(h))) => (b, h),
+    };
+    let keys: BTreeSet<_> = b.keys().chain(h.keys()).collect();
+    for key in keys {
+        let (x, y) = (b.get(key), h.get(key));
+        let change = match (x, y) {
+            (Some(x), Some(y)) if x.text == y.text => continue,
+            (Some(_), Some(_)) => Change::Modified,
+            (None, Some(_)) => Change::Added,
+            (Some(_), None) => Change::Removed,
+            (None, None) => continue,
+        };
+        let (xt, yt) = if req.show_secrets {
+            (x.map(|r| r.text.clone()), y.map(|r| r.text.clone()))
+        } else {
+            let (xv, yv) =
+                format::mask_secrets(x.map(|r| r.value.clone()), y.map(|r| r.value.clone()));
+            (
+                xv.map(|v| kustom_api::yaml::to_yaml(&v)),
+                yv.map(|v| kustom_api::yaml::to_yaml(&v)),
+            )
+        };
+        let ns = if key.2.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", key.2)
+        };
+        let label = format!("{} {} {ns}{}", key.0, key.1, key.3);
+        let diff = format::unified(
+            xt.as_deref().unwrap_or(""),
+            yt.as_deref().unwrap_or(""),
+            &format!("a/{name}: {label}"),
+            &format!("b/{name}: {label}"),
+        );
+        let explain: Vec<Credit> = match (req.explain, x, y) {
+            (true, Some(x), Some(y)) => {
+                let fields = crate::plugin_host::audit::changed_fields(&x.value, &y.value);
+                explain::credit(log, &y.id, &fields, relative)
+            }
+            (true, None, Some(y)) => explain::credit(log, &y.id, &[String::new()], relative),
+            _ => Vec::new(),
+        };
+        report.resources.push(ResourceChange {
+            api_version: key.0.clone(),
+            kind: key.1.clone(),
+            namespace: key.2.clone(),
+            name: key.3.clone(),
+            change,
+            diff,
+            explain,
+        });
+    }
+    if report.status == Status::Changed && report.resources.is_empty() && report.error.is_none() {
+        report.status = Status::Unchanged;
+    }
+    report
+}
+
+/// The render options for the two sides of a diff: like `kustom render`'s,
+/// but never writing a lock into a tree.
+pub fn options_for_diff(mut opts: Options) -> Options {
+    opts.write_locks = false;
+    opts
+}
+
+/// Read the JSON reports of several shards (`kustom diff --merge`).
+pub fn read_reports(files: &[PathBuf]) -> Result<Report, Error> {
+    let mut reports = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| Error::new(format!("--merge {}: {e}", f.display())))?;
+        let r: Report = serde_json::from_str(&text).map_err(|e| {
+            Error::new(format!(
+                "--merge {}: not a kustom diff JSON report ({e}); pass the files written by `kustom diff --format json`",
+                f.display()
+            ))
+        })?;
+        reports.push((f.display().to_string(), r));
+    }
+    Report::merge(reports)
+}

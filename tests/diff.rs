@@ -1,0 +1,724 @@
+//! `kustom diff` on real git repositories made in temporary directories:
+//! the JSON sets and exit codes against `kubectl kustomize` of every root
+//! at both revisions, skipping unaffected roots equals building all, the
+//! work tree untouched, formats, masking, Argo CD / Flux roots, shards.
+
+mod support;
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+use support::{skip, Env};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .output()
+        .expect("git");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn commit(env: &Env, msg: &str) -> String {
+    git(env.root(), &["add", "-A"]);
+    git(env.root(), &["commit", "-qm", msg, "--allow-empty"]);
+    git(env.root(), &["rev-parse", "HEAD"]).trim().to_string()
+}
+
+const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
+
+/// A repository: two apps with a base and two overlays each, a shared
+/// platform base, a component; committed.
+fn repo() -> (Env, String) {
+    let env = Env::new();
+    git(env.root(), &["init", "-q", "-b", "main"]);
+    env.write("platform/kustomization.yaml", "resources:\n- limits.yaml\n");
+    env.write(
+        "platform/limits.yaml",
+        "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: defaults\nspec:\n  limits:\n  - type: Container\n",
+    );
+    env.write(
+        "comp/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonAnnotations:\n  monitored: \"true\"\n",
+    );
+    for app in ["web", "api"] {
+        env.write(
+            &format!("apps/{app}/base/kustomization.yaml"),
+            "resources:\n- deploy.yaml\n- cm.yaml\n",
+        );
+        env.write(&format!("apps/{app}/base/deploy.yaml"), DEPLOY);
+        env.write(
+            &format!("apps/{app}/base/cm.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: static\ndata:\n  k: v\n",
+        );
+        for e in ["dev", "prod"] {
+            let comps = if e == "prod" {
+                "components:\n- ../../../../comp\n"
+            } else {
+                ""
+            };
+            env.write(
+                &format!("apps/{app}/overlays/{e}/kustomization.yaml"),
+                &format!(
+                    "namespace: {app}-{e}\nresources:\n- ../../base\n- ../../../../platform\n{comps}images:\n- name: nginx\n  newTag: \"1.26\"\nsecretGenerator:\n- name: creds\n  literals: [PASSWORD=s3cret-{e}]\n"
+                ),
+            );
+        }
+    }
+    env.write("README.md", "repo\n");
+    let base = commit(&env, "base");
+    (env, base)
+}
+
+fn diff(env: &Env, args: &[&str]) -> (i32, String, String) {
+    let mut a = vec!["diff"];
+    a.extend(args);
+    let o = env.kustom(&a);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn json(env: &Env, args: &[&str]) -> (i32, Value) {
+    let mut a = vec!["--format", "json"];
+    a.extend(args);
+    let (code, out, err) = diff(env, &a);
+    let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    (code, v)
+}
+
+/// (root, status) and (root, change, kind, namespace, name) sets of a report.
+type Sets = (
+    BTreeSet<(String, String)>,
+    BTreeSet<(String, String, String, String, String, String)>,
+);
+
+fn sets(report: &Value) -> Sets {
+    let mut roots = BTreeSet::new();
+    let mut res = BTreeSet::new();
+    for r in report["roots"].as_array().unwrap() {
+        let root = r["root"].as_str().unwrap().to_string();
+        let status = r["status"].as_str().unwrap().to_string();
+        if status == "unchanged" {
+            continue;
+        }
+        roots.insert((root.clone(), status));
+        for x in r["resources"].as_array().into_iter().flatten() {
+            let s = |k: &str| x[k].as_str().unwrap().to_string();
+            res.insert((
+                root.clone(),
+                s("change"),
+                s("apiVersion"),
+                s("kind"),
+                s("namespace"),
+                s("name"),
+            ));
+        }
+    }
+    (roots, res)
+}
+
+/// The reference: `kubectl kustomize` of every root at both commits
+/// (checked out with `git archive`), compared by id and YAML text.
+fn reference(env: &Env, base: &str, head: &str, roots: &[&str]) -> Option<Sets> {
+    if Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_err()
+    {
+        return None;
+    }
+    let render =
+        |rev: &str,
+         root: &str|
+         -> Option<std::collections::BTreeMap<(String, String, String, String), String>> {
+            let dir = env.root().join(format!("../ref-{}", &rev[..7]));
+            if !dir.exists() {
+                std::fs::create_dir_all(&dir).unwrap();
+                let tar = Command::new("git")
+                    .arg("-C")
+                    .arg(env.root())
+                    .args(["archive", rev])
+                    .output()
+                    .unwrap();
+                let mut x = Command::new("tar")
+                    .arg("-x")
+                    .arg("-C")
+                    .arg(&dir)
+                    .stdin(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                std::io::Write::write_all(x.stdin.as_mut().unwrap(), &tar.stdout).unwrap();
+                x.wait().unwrap();
+            }
+            let path = dir.join(root);
+            if !path.join("kustomization.yaml").exists() {
+                return None;
+            }
+            let o = Command::new("kubectl")
+                .arg("kustomize")
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "kubectl on {root}@{rev}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let text = String::from_utf8(o.stdout).unwrap();
+            let mut out = std::collections::BTreeMap::new();
+            for doc in text.split("\n---\n") {
+                let v: Value = serde_json::to_value(serde_yaml_like(doc)).unwrap();
+                let s = |p: &str| {
+                    v.pointer(p)
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                };
+                out.insert(
+                    (
+                        s("/apiVersion"),
+                        s("/kind"),
+                        s("/metadata/namespace"),
+                        s("/metadata/name"),
+                    ),
+                    doc.trim_end().to_string(),
+                );
+            }
+            Some(out)
+        };
+    let mut roots_set = BTreeSet::new();
+    let mut res = BTreeSet::new();
+    for root in roots {
+        let (b, h) = (render(base, root), render(head, root));
+        let status = match (&b, &h) {
+            (None, Some(_)) => "added",
+            (Some(_), None) => "removed",
+            _ => "changed",
+        };
+        let empty = Default::default();
+        let (b, h) = (b.as_ref().unwrap_or(&empty), h.as_ref().unwrap_or(&empty));
+        let mut any = false;
+        for key in b.keys().chain(h.keys()).collect::<BTreeSet<_>>() {
+            let change = match (b.get(key), h.get(key)) {
+                (Some(x), Some(y)) if x == y => continue,
+                (Some(_), Some(_)) => "modified",
+                (None, Some(_)) => "added",
+                _ => "removed",
+            };
+            any = true;
+            res.insert((
+                root.to_string(),
+                change.into(),
+                key.0.clone(),
+                key.1.clone(),
+                key.2.clone(),
+                key.3.clone(),
+            ));
+        }
+        if any || status != "changed" {
+            roots_set.insert((root.to_string(), status.to_string()));
+        }
+    }
+    Some((roots_set, res))
+}
+
+/// The top-level fields of a YAML document that the reference needs
+/// (apiVersion, kind, metadata.name, metadata.namespace), read by line.
+fn serde_yaml_like(doc: &str) -> Value {
+    let mut v = serde_json::json!({"metadata": {}});
+    let mut in_meta = false;
+    for line in doc.lines() {
+        if let Some(x) = line.strip_prefix("apiVersion: ") {
+            v["apiVersion"] = x.into();
+        } else if let Some(x) = line.strip_prefix("kind: ") {
+            v["kind"] = x.into();
+        } else if line == "metadata:" {
+            in_meta = true;
+        } else if !line.starts_with(' ') {
+            in_meta = false;
+        } else if in_meta {
+            if let Some(x) = line.strip_prefix("  name: ") {
+                v["metadata"]["name"] = x.into();
+            } else if let Some(x) = line.strip_prefix("  namespace: ") {
+                v["metadata"]["namespace"] = x.into();
+            }
+        }
+    }
+    v
+}
+
+const ROOTS: &[&str] = &[
+    "apps/web/overlays/dev",
+    "apps/web/overlays/prod",
+    "apps/api/overlays/dev",
+    "apps/api/overlays/prod",
+    "apps/new/overlays/prod",
+];
+
+/// A change touching one app's base, one overlay's image, a new root,
+/// a removed ConfigMap and a new resource.
+fn change(env: &Env) {
+    env.write(
+        "apps/web/base/deploy.yaml",
+        &DEPLOY.replace("replicas: 1", "replicas: 2"),
+    );
+    env.write(
+        "apps/web/base/kustomization.yaml",
+        "resources:\n- deploy.yaml\n- svc.yaml\n",
+    );
+    env.write(
+        "apps/web/base/svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n",
+    );
+    env.write(
+        "apps/api/overlays/prod/kustomization.yaml",
+        "namespace: api-prod\nresources:\n- ../../base\n- ../../../../platform\ncomponents:\n- ../../../../comp\nimages:\n- name: nginx\n  newTag: \"1.27\"\nsecretGenerator:\n- name: creds\n  literals: [PASSWORD=s3cret-prod]\n",
+    );
+    env.write(
+        "apps/new/overlays/prod/kustomization.yaml",
+        "resources:\n- ../../../api/base\nnamePrefix: new-\n",
+    );
+}
+
+#[test]
+fn sets_and_exit_codes_match_kubectl_at_both_revisions() {
+    let (env, base) = repo();
+    change(&env);
+    let head = commit(&env, "change");
+    let (code, report) = json(&env, &["--base", &base, "--head", &head]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["base"], base.as_str());
+    assert_eq!(report["head"], head.as_str());
+    let got = sets(&report);
+    // What the change must give, written out.
+    let roots: Vec<(&str, &str)> = got
+        .0
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(
+        roots,
+        [
+            ("apps/api/overlays/prod", "changed"),
+            ("apps/new/overlays/prod", "added"),
+            ("apps/web/overlays/dev", "changed"),
+            ("apps/web/overlays/prod", "changed"),
+        ]
+    );
+    assert!(got.1.contains(&(
+        "apps/web/overlays/dev".into(),
+        "removed".into(),
+        "v1".into(),
+        "ConfigMap".into(),
+        "web-dev".into(),
+        "static".into()
+    )));
+    assert!(got.1.contains(&(
+        "apps/web/overlays/dev".into(),
+        "added".into(),
+        "v1".into(),
+        "Service".into(),
+        "web-dev".into(),
+        "web".into()
+    )));
+    assert!(got.1.contains(&(
+        "apps/web/overlays/prod".into(),
+        "modified".into(),
+        "apps/v1".into(),
+        "Deployment".into(),
+        "web-prod".into(),
+        "web".into()
+    )));
+    match reference(&env, &base, &head, ROOTS) {
+        Some(want) => assert_eq!(got, want, "kustom diff and the kubectl loop differ"),
+        None => skip("kubectl: diff sets not compared with kubectl kustomize at both revisions"),
+    }
+    // Nothing differs: 0.
+    let (code, report) = json(&env, &["--base", &head, "--head", &head]);
+    assert_eq!(
+        (code, report["roots"].as_array().map(Vec::len)),
+        (0, Some(0)),
+        "{report}"
+    );
+    // A root broken at head: 2, with the file named.
+    env.write(
+        "apps/api/overlays/dev/kustomization.yaml",
+        "resources:\n- ../../base\n- missing.yaml\n",
+    );
+    let broken = commit(&env, "break");
+    let (code, report) = json(&env, &["--base", &head, "--head", &broken]);
+    assert_eq!(code, 2, "{report}");
+    let failed = &report["roots"][0];
+    assert_eq!(failed["status"], "failed");
+    assert!(
+        failed["error"].as_str().unwrap().contains("missing.yaml"),
+        "{failed}"
+    );
+    // A revision that does not exist: 2, saying so.
+    let (code, _, err) = diff(&env, &["--base", "no-such-branch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no-such-branch"), "{err}");
+}
+
+#[test]
+fn skipping_unaffected_roots_gives_what_building_every_root_gives() {
+    let (env, base) = repo();
+    // Several kinds of change, each compared with and without skipping.
+    type Step = Box<dyn Fn(&Env)>;
+    let changes: Vec<Step> = vec![
+        Box::new(|e: &Env| {
+            e.write("README.md", "edited\n");
+        }),
+        Box::new(|e: &Env| {
+            e.write("platform/limits.yaml", "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: defaults\nspec:\n  limits:\n  - type: Pod\n");
+        }),
+        Box::new(change),
+        Box::new(|e: &Env| {
+            e.write("comp/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonAnnotations:\n  monitored: \"false\"\n");
+        }),
+        Box::new(|e: &Env| {
+            std::fs::remove_dir_all(e.root().join("apps/web/overlays/dev")).unwrap();
+        }),
+    ];
+    let mut prev = base;
+    let mut skipped_any = false;
+    for c in changes {
+        c(&env);
+        let head = commit(&env, "step");
+        let args = ["--base", prev.as_str(), "--head", head.as_str(), "-v"];
+        let (code, skipping) = json(&env, &args);
+        let mut all_args = args.to_vec();
+        all_args.push("--no-skip");
+        let (code_all, all) = json(&env, &all_args);
+        assert_eq!(
+            (code, &skipping),
+            (code_all, &all),
+            "skipping changed the result at {head}"
+        );
+        let (_, _, log) = diff(&env, &["--base", &prev, "--head", &head, "-v"]);
+        skipped_any |= !log.contains("skipped: 0");
+        // Against the kubectl loop too.
+        if let Some(want) = reference(&env, &prev, &head, ROOTS) {
+            assert_eq!(sets(&skipping), want, "at {head}");
+        }
+        prev = head;
+    }
+    assert!(skipped_any, "no root was ever skipped");
+}
+
+#[test]
+fn the_work_tree_is_the_default_head_and_is_left_untouched() {
+    let (env, _) = repo();
+    let (code, report) = json(&env, &[]);
+    assert_eq!((code, report["head"].as_str()), (0, Some("worktree")));
+    env.write(
+        "apps/web/base/deploy.yaml",
+        &DEPLOY.replace("nginx:1.25", "nginx:1.24"),
+    );
+    env.write(
+        "apps/web/base/extra.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: untracked\n",
+    );
+    env.write(
+        "apps/web/base/kustomization.yaml",
+        "resources:\n- deploy.yaml\n- cm.yaml\n- extra.yaml\n",
+    );
+    let status = git(
+        env.root(),
+        &["status", "--porcelain", "--untracked-files=all"],
+    );
+    let index = std::fs::read(env.root().join(".git/index")).unwrap();
+    let (code, report) = json(&env, &[]);
+    assert_eq!(code, 1);
+    let (roots, res) = sets(&report);
+    assert_eq!(roots.len(), 2, "{report}");
+    assert!(
+        res.iter().any(|r| r.5 == "untracked" && r.1 == "added"),
+        "{report}"
+    );
+    assert_eq!(
+        git(
+            env.root(),
+            &["status", "--porcelain", "--untracked-files=all"]
+        ),
+        status
+    );
+    assert_eq!(
+        std::fs::read(env.root().join(".git/index")).unwrap(),
+        index,
+        "the index was written"
+    );
+    // -C from elsewhere.
+    let (code, _) = json(
+        &env,
+        &["-C", &env.root().join("apps").display().to_string()],
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn secrets_are_masked_unless_asked() {
+    let (env, _) = repo();
+    env.write(
+        "apps/web/overlays/dev/kustomization.yaml",
+        "namespace: web-dev\nresources:\n- ../../base\n- ../../../../platform\nimages:\n- name: nginx\n  newTag: \"1.26\"\nsecretGenerator:\n- name: creds\n  literals: [PASSWORD=n3w-value]\n  options:\n    disableNameSuffixHash: true\n",
+    );
+    let (code, text, _) = diff(&env, &["--format", "text"]);
+    assert_eq!(code, 1);
+    let b64 = |s: &str| {
+        // base64 of the literals, as they appear in the Secret.
+        const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let b = s.as_bytes();
+        let mut out = String::new();
+        for c in b.chunks(3) {
+            let n = (c[0] as u32) << 16
+                | (*c.get(1).unwrap_or(&0) as u32) << 8
+                | *c.get(2).unwrap_or(&0) as u32;
+            for i in 0..4 {
+                if i <= c.len() {
+                    out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    };
+    for secret in ["n3w-value", "s3cret-dev"] {
+        assert!(
+            !text.contains(&b64(secret)) && !text.contains(secret),
+            "{secret} shown:\n{text}"
+        );
+    }
+    assert!(text.contains("***"), "{text}");
+    let (_, shown, _) = diff(&env, &["--format", "text", "--show-secrets"]);
+    assert!(shown.contains(&b64("n3w-value")), "{shown}");
+    let (_, json_out, _) = diff(&env, &["--format", "json"]);
+    assert!(!json_out.contains(&b64("n3w-value")), "{json_out}");
+}
+
+#[test]
+fn markdown_stays_under_the_comment_limit_and_says_what_was_cut() {
+    let (env, _) = repo();
+    let big: String = (0..4000)
+        .map(|i| format!("  key{i}: value-{i}-{}\n", "x".repeat(20)))
+        .collect();
+    for app in ["web", "api"] {
+        env.write(
+            &format!("apps/{app}/base/cm.yaml"),
+            &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: static\ndata:\n{big}"),
+        );
+    }
+    let (code, md, _) = diff(&env, &["--format", "markdown"]);
+    assert_eq!(code, 1);
+    assert!(
+        md.chars().count() < 65_536,
+        "{} characters",
+        md.chars().count()
+    );
+    assert!(md.contains("| root | status |"), "{}", &md[..500]);
+    assert!(
+        md.contains("65,536-character limit") && md.contains("left out"),
+        "{}",
+        &md[md.len() - 800..]
+    );
+    // A small diff is whole, with no note.
+    let (env, _) = repo();
+    env.write(
+        "apps/web/base/deploy.yaml",
+        &DEPLOY.replace("replicas: 1", "replicas: 3"),
+    );
+    let (_, md, _) = diff(&env, &["--format", "markdown"]);
+    assert!(
+        !md.contains("limit") && md.contains("<details>") && md.contains("```diff"),
+        "{md}"
+    );
+}
+
+#[test]
+fn explain_credits_each_changed_field_to_its_entry() {
+    let (env, _) = repo();
+    env.write(
+        "apps/api/overlays/prod/kustomization.yaml",
+        "namespace: api-prod\nresources:\n- ../../base\n- ../../../../platform\ncomponents:\n- ../../../../comp\nimages:\n- name: nginx\n  newTag: \"1.27\"\nreplicas:\n- name: web\n  count: 5\nsecretGenerator:\n- name: creds\n  literals: [PASSWORD=s3cret-prod]\n",
+    );
+    env.write(
+        "apps/api/base/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: static\ndata:\n  k: changed\n",
+    );
+    let (code, report) = json(&env, &["--explain"]);
+    assert_eq!(code, 1);
+    let root = report["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["root"] == "apps/api/overlays/prod")
+        .expect("prod");
+    let credits: Vec<(String, String, String)> = root["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["explain"].as_array().cloned().unwrap_or_default())
+        .map(|c| {
+            (
+                c["field"].as_str().unwrap().into(),
+                c["kustomization"].as_str().unwrap().into(),
+                c["entry"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let k = "apps/api/overlays/prod/kustomization.yaml".to_string();
+    assert!(
+        credits.contains(&(
+            "/spec/template/spec/containers/0/image".into(),
+            k.clone(),
+            "images[0] (name: nginx)".into()
+        )),
+        "{credits:?}"
+    );
+    assert!(
+        credits.contains(&("/spec/replicas".into(), k, "replicas[0] (name: web)".into())),
+        "{credits:?}"
+    );
+    assert!(
+        credits.contains(&(
+            "/data/k".into(),
+            "apps/api/base/kustomization.yaml".into(),
+            "resources: cm.yaml".into()
+        )),
+        "{credits:?}"
+    );
+    // The same attribution in text.
+    let (_, text, _) = diff(&env, &["--explain"]);
+    assert!(
+        text.contains(
+            "/spec/replicas <- apps/api/overlays/prod/kustomization.yaml: replicas[0] (name: web)"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn roots_come_from_argocd_and_flux_objects() {
+    let (env, _) = repo();
+    env.write(
+        "argocd/app.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web-prod\nspec:\n  source:\n    repoURL: https://git.example.com/r.git\n    path: apps/web/overlays/prod\n",
+    );
+    env.write(
+        "argocd/set.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: dev\nspec:\n  generators:\n  - git:\n      repoURL: https://git.example.com/r.git\n      directories:\n      - path: apps/*\n      - path: apps/web\n        exclude: true\n  template:\n    spec:\n      source:\n        path: '{{path}}/overlays/dev'\n",
+    );
+    commit(&env, "argocd");
+    // A change to every root: only the Argo CD ones are reported.
+    env.write(
+        "platform/limits.yaml",
+        "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: other\n",
+    );
+    let (_, report) = json(&env, &[]);
+    let roots: Vec<&str> = report["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["root"].as_str().unwrap())
+        .collect();
+    assert_eq!(roots, ["apps/api/overlays/dev", "apps/web/overlays/prod"]);
+    // Flux.
+    let (env, _) = repo();
+    env.write(
+        "clusters/prod/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: api\nspec:\n  path: ./apps/api/overlays/prod\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+    );
+    commit(&env, "flux");
+    env.write(
+        "platform/limits.yaml",
+        "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: other\n",
+    );
+    let (_, report) = json(&env, &[]);
+    let roots: Vec<&str> = report["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["root"].as_str().unwrap())
+        .collect();
+    assert_eq!(roots, ["apps/api/overlays/prod"]);
+    // Without such objects: every kustomization no other includes.
+    let (env, _) = repo();
+    env.write(
+        "platform/limits.yaml",
+        "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: other\n",
+    );
+    let (_, report) = json(&env, &[]);
+    let roots: Vec<&str> = report["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["root"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roots,
+        [
+            "apps/api/overlays/dev",
+            "apps/api/overlays/prod",
+            "apps/web/overlays/dev",
+            "apps/web/overlays/prod"
+        ]
+    );
+}
+
+#[test]
+fn shards_merge_into_the_whole_report() {
+    let (env, base) = repo();
+    change(&env);
+    let head = commit(&env, "change");
+    let (code, whole) = json(&env, &["--base", &base, "--head", &head]);
+    let mut files = Vec::new();
+    for k in 1..=3 {
+        let (_, out, _) = diff(
+            &env,
+            &[
+                "--base",
+                &base,
+                "--head",
+                &head,
+                "--format",
+                "json",
+                "--shard",
+                &format!("{k}/3"),
+            ],
+        );
+        let f = env.root().join(format!("../shard-{k}.json"));
+        std::fs::write(&f, out).unwrap();
+        files.push(f.display().to_string());
+    }
+    let mut args = vec!["--merge"];
+    args.extend(files.iter().map(String::as_str));
+    let (merged_code, merged) = json(&env, &args);
+    assert_eq!((merged_code, &merged), (code, &whole));
+    let mut md_args = args.clone();
+    md_args.extend(["--format", "markdown"]);
+    let (_, md, _) = diff(&env, &md_args);
+    assert!(md.contains("4 roots differ"), "{md}");
+    // Reports of different diffs are refused.
+    let (_, other, _) = diff(
+        &env,
+        &["--base", &head, "--head", &head, "--format", "json"],
+    );
+    let f = env.root().join("../other.json");
+    std::fs::write(&f, other).unwrap();
+    let (code, _, err) = diff(&env, &["--merge", &files[0], &f.display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("merge reports of one diff only"), "{err}");
+}
