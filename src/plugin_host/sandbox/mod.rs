@@ -26,7 +26,10 @@
 //! `/proc/self`, `landlock_restrict_self` and `seccomp`, which are safe
 //! between `fork` and `exec` of a multi-threaded process.
 
+pub mod capabilities;
+pub mod namespaces;
 pub mod policy;
+pub mod seccomp;
 pub mod system;
 
 use kustom_api::Error;
@@ -136,6 +139,8 @@ pub struct CallSandbox {
     pub plugin: String,
     ruleset: Option<OwnedFd>,
     seccomp: bool,
+    /// The call's namespaces (None: the kernel allows none).
+    pub namespaces: Option<namespaces::Plan>,
     /// Clear the inherited environment first (`--plugin-env=minimal`).
     pub clear_env: bool,
     /// Variables to set (after clearing, if so).
@@ -180,12 +185,16 @@ impl Sandbox {
             })?;
         let grants = self.grants.union(&self.policy.grants_for(subject.name));
         let env_mode = self.env;
-        let home = dir.path().join("home");
+        // TMPDIR is `tmp` inside the private directory: kustom puts the
+        // files it hands the plugin (a legacy plugin's config) beside it,
+        // and a confined call gets a fresh tmpfs there.
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp)
+            .map_err(|e| Error::new(format!("creating {}: {e}", tmp.display())))?;
+        let home = tmp.join("home");
         let mut env = Vec::new();
         if self.enabled {
-            std::fs::create_dir(&home)
-                .map_err(|e| Error::new(format!("creating {}: {e}", home.display())))?;
-            env.push(("TMPDIR".to_string(), dir.path().display().to_string()));
+            env.push(("TMPDIR".to_string(), tmp.display().to_string()));
         }
         let clear_env = self.enabled && env_mode == EnvMode::Minimal;
         if clear_env {
@@ -220,7 +229,8 @@ impl Sandbox {
         }
         read.extend(subject.extra_read.iter().cloned());
         read.extend(grants.read.iter().cloned());
-        let mut write = vec![dir.path().to_path_buf()];
+        read.push(dir.path().to_path_buf());
+        let mut write = vec![tmp.clone()];
         write.extend(grants.write.iter().cloned());
         let policy = Policy {
             confined: self.enabled,
@@ -255,10 +265,24 @@ impl Sandbox {
         } else {
             None
         };
+        let ns = namespaces::plan(
+            self.enabled && ruleset.is_some(),
+            &policy.write,
+            &tmp,
+            self.memory_limit,
+            AccessFs::from_all(ABI::from(landlock_abi())).bits(),
+        );
+        // Without a mount namespace the private directory is the host's:
+        // HOME is made there (with one, the init makes it in the tmpfs).
+        if self.enabled && ns.as_ref().is_none_or(|p| p.mounts.is_none()) {
+            std::fs::create_dir(&home)
+                .map_err(|e| Error::new(format!("creating {}: {e}", home.display())))?;
+        }
         Ok(CallSandbox {
             dir,
             plugin: subject.name.to_string(),
-            seccomp: self.enabled && !policy.net,
+            seccomp: self.enabled,
+            namespaces: ns,
             policy,
             ruleset,
             clear_env,
@@ -369,39 +393,24 @@ fn build_ruleset(policy: &Policy) -> Result<OwnedFd, String> {
     fd.ok_or_else(|| "the kernel did not create a Landlock ruleset".to_string())
 }
 
-/// The seccomp program that denies sockets (built once).
-fn socket_filter() -> &'static seccompiler::BpfProgram {
-    static PROGRAM: OnceLock<seccompiler::BpfProgram> = OnceLock::new();
-    PROGRAM.get_or_init(|| {
-        use seccompiler::{SeccompAction, SeccompFilter, TargetArch};
-        let arch: TargetArch = std::env::consts::ARCH
-            .try_into()
-            .expect("seccompiler supports this architecture");
-        let rules = [libc::SYS_socket, libc::SYS_io_uring_setup]
-            .into_iter()
-            .map(|nr| (nr, Vec::new()))
-            .collect();
-        let filter = SeccompFilter::new(
-            rules,
-            SeccompAction::Allow,
-            SeccompAction::Errno(libc::EACCES as u32),
-            arch,
-        )
-        .expect("a fixed, valid seccomp filter");
-        filter.try_into().expect("a fixed filter compiles")
-    })
-}
-
 /// What the child applies between fork and exec: plain values only.
 #[derive(Debug, Clone, Copy)]
 pub struct ChildSetup {
-    ruleset: Option<RawFd>,
-    seccomp: Option<&'static seccompiler::BpfProgram>,
+    /// The Landlock ruleset's descriptor (renumbered in the child).
+    pub ruleset: Option<RawFd>,
+    /// The seccomp programs, installed in order.
+    seccomp: [Option<&'static seccompiler::BpfProgram>; 3],
+    /// Drop every capability.
+    drop_capabilities: bool,
     memory_limit: Option<u64>,
+    /// `RLIMIT_FSIZE`: no file larger than the memory limit (a file in a
+    /// tmpfs is memory).
+    file_limit: Option<u64>,
 }
 
 impl CallSandbox {
-    /// The private directory (TMPDIR), removed when the call is dropped.
+    /// The private directory (TMPDIR is `tmp` in it), removed when the
+    /// call is dropped.
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
@@ -418,10 +427,29 @@ impl CallSandbox {
 
     /// What the child must apply before exec.
     pub fn child_setup(&self) -> ChildSetup {
+        let metadata = self
+            .namespaces
+            .as_ref()
+            .is_some_and(|p| p.mounts.is_some());
+        let seccomp = if self.seccomp {
+            [
+                Some(seccomp::enosys()),
+                (!self.policy.net).then(seccomp::no_sockets),
+                Some(seccomp::allow_list(metadata)),
+            ]
+        } else {
+            [None; 3]
+        };
         ChildSetup {
             ruleset: self.ruleset.as_ref().map(|fd| fd.as_raw_fd()),
-            seccomp: self.seccomp.then(socket_filter),
+            seccomp,
+            drop_capabilities: self.policy.confined,
             memory_limit: self.memory_limit(),
+            file_limit: if self.policy.confined {
+                self.memory_limit()
+            } else {
+                None
+            },
         }
     }
 
@@ -464,22 +492,29 @@ impl ChildSetup {
     /// Apply in the child, between fork and exec. Only async-signal-safe
     /// calls: no allocation, no locks.
     pub fn apply(&self) -> std::io::Result<()> {
+        let confined = self.ruleset.is_some() || self.seccomp.iter().any(Option::is_some);
         // SAFETY: plain system calls on values owned by this process; the
         // pointers passed point to live stack values and static strings.
         unsafe {
-            if let Some(limit) = self.memory_limit {
-                let rl = libc::rlimit {
-                    rlim_cur: limit,
-                    rlim_max: limit,
-                };
-                if libc::setrlimit(libc::RLIMIT_DATA, &rl) != 0 {
-                    return Err(std::io::Error::last_os_error());
+            for (resource, limit) in [
+                (libc::RLIMIT_DATA, self.memory_limit),
+                (libc::RLIMIT_FSIZE, self.file_limit),
+            ] {
+                if let Some(limit) = limit {
+                    let rl = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: limit,
+                    };
+                    if libc::setrlimit(resource, &rl) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
                 }
             }
-            if (self.ruleset.is_some() || self.seccomp.is_some())
-                && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-            {
+            if confined && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if self.drop_capabilities {
+                capabilities::drop_all()?;
             }
             if let Some(fd) = self.ruleset {
                 let proc_self = libc::open(
@@ -510,8 +545,9 @@ impl ChildSetup {
                 if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
+                libc::close(fd);
             }
-            if let Some(program) = self.seccomp {
+            for program in self.seccomp.iter().flatten() {
                 seccompiler::apply_filter(program).map_err(|_| std::io::Error::last_os_error())?;
             }
         }
