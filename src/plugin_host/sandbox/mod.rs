@@ -27,6 +27,7 @@
 //! between `fork` and `exec` of a multi-threaded process.
 
 pub mod capabilities;
+pub mod interpreter;
 pub mod namespaces;
 pub mod policy;
 pub mod seccomp;
@@ -226,6 +227,10 @@ impl Sandbox {
             read.push(exe.clone());
         } else if let Some(parent) = exe.parent() {
             read.push(parent.to_path_buf());
+        }
+        if !subject.shipped {
+            // The interpreter on its `#!` line and its installation prefix.
+            read.extend(interpreter::reads(&exe));
         }
         read.extend(subject.extra_read.iter().cloned());
         read.extend(grants.read.iter().cloned());
