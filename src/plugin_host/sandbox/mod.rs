@@ -190,8 +190,13 @@ impl Sandbox {
         // files it hands the plugin (a legacy plugin's config) beside it,
         // and a confined call gets a fresh tmpfs there.
         let tmp = dir.path().join("tmp");
-        std::fs::create_dir(&tmp)
-            .map_err(|e| Error::new(format!("creating {}: {e}", tmp.display())))?;
+        {
+            use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+            // Private: nobody else may look at, or run, what the plugin leaves.
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+                .and_then(|()| std::fs::DirBuilder::new().mode(0o700).create(&tmp))
+                .map_err(|e| Error::new(format!("creating {}: {e}", tmp.display())))?;
+        }
         let home = tmp.join("home");
         let mut env = Vec::new();
         if self.enabled {
