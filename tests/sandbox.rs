@@ -610,3 +610,82 @@ fn the_audit_log_names_the_call_that_changed_each_field() {
         "no call added a resource"
     );
 }
+
+// ------------------------------------------------------------ strict exec, errors
+
+/// An executable the kernel refuses (empty, or a script without `#!`) is
+/// an error naming it, never a `/bin/sh` run (an empty script would be a
+/// transformer deleting every resource).
+#[test]
+fn an_executable_the_kernel_refuses_is_an_error() {
+    if !landlock_available() {
+        return;
+    }
+    for body in ["", "echo 'apiVersion: v1'\n"] {
+        let env = Env::new();
+        let plugin = env.kep("empty.example.com", body);
+        env.write("app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
+        env.write(
+            "app/kustomization.yaml",
+            "resources:\n- cm.yaml\ntransformers:\n- |-\n  apiVersion: empty.example.com/v1\n  kind: E\n  metadata:\n    name: e\n",
+        );
+        let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
+        assert!(err.contains(&plugin.display().to_string()), "{err}");
+        assert!(err.contains("no /bin/sh fallback"), "{err}");
+    }
+}
+
+/// A transformer whose output carries one input's id twice is refused,
+/// naming both resources.
+#[test]
+fn one_id_carried_twice_is_refused() {
+    if !landlock_available() {
+        return;
+    }
+    let env = Env::new();
+    env.kep(
+        "dup.example.com",
+        "#!/bin/sh\n[ \"$1\" = transform ] || exit 127\nin=$(cat | sed '1,/^---$/d')\nprintf '%s\\n---\\n' \"$in\"\nprintf '%s\\n' \"$in\" | sed 's/name: c$/name: copy/'\n",
+    );
+    env.write("app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\ntransformers:\n- |-\n  apiVersion: dup.example.com/v1\n  kind: D\n  metadata:\n    name: d\n",
+    );
+    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
+    assert!(err.contains("config.k8s.io/id"), "{err}");
+    assert!(err.contains("ConfigMap") && err.contains("c") && err.contains("copy"), "{err}");
+}
+
+/// A HOME that is not a directory only means there is no policy file.
+#[test]
+fn a_home_that_is_a_file_means_no_policy_file() {
+    let env = Env::new();
+    let home = env.write("not-a-dir", "x");
+    env.write("app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
+    env.write("app/kustomization.yaml", "resources:\n- cm.yaml\nnamePrefix: p-\n");
+    let out = env
+        .command(Path::new(env!("CARGO_BIN_EXE_kustom")))
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .args(["build", "app"])
+        .output()
+        .expect("kustom");
+    assert!(ok(&out).contains("name: p-c"));
+}
+
+/// A mistake in a builtin's configuration reads as a kustomization error:
+/// the file, the field, no sandbox hint.
+#[test]
+fn a_builtin_configuration_error_has_no_sandbox_hint() {
+    let env = Env::new();
+    env.write(
+        "app/kustomization.yaml",
+        "configMapGenerator:\n- name: settings\n  files:\n  - missing.properties\n",
+    );
+    let err = fails(&env.kustom(&["build", "app"]));
+    assert!(err.contains("app/kustomization.yaml"), "{err}");
+    assert!(err.contains("missing.properties"), "{err}");
+    assert!(!err.contains("ran confined"), "{err}");
+    assert!(!err.contains("plugin-allow"), "{err}");
+}

@@ -88,7 +88,12 @@ impl PolicyFile {
         let path = Self::path_in(config_home);
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // No file, or a HOME (or config home) that is not a
+            // directory: no policy file.
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    || e.raw_os_error() == Some(libc::ENOTDIR) =>
+            {
                 return Ok(PolicyFile {
                     path,
                     plugins: Vec::new(),
