@@ -184,6 +184,15 @@ impl Sandbox {
                     subject.name
                 ))
             })?;
+        if let Some(near) = self.policy.near_miss(subject.name) {
+            return Err(Error::new(format!(
+                "{} grants {near:?}, but the plugin about to run is {:?} ({}): did you mean {:?}? Correct the name (an entry for both names, even an empty one, says they are two plugins)",
+                self.policy.path.display(),
+                subject.name,
+                subject.exe.display(),
+                subject.name
+            )));
+        }
         let grants = self.grants.union(&self.policy.grants_for(subject.name));
         let env_mode = self.env;
         // TMPDIR is `tmp` inside the private directory: kustom puts the
@@ -484,7 +493,7 @@ impl CallSandbox {
             None => String::new(),
         };
         format!(
-            "\nnote: the plugin ran confined (--plugin-sandbox=on): it could read {} and the system paths kustom allows (README, \"Security model\"), write only {}, {}; environment {}{mem}.\n  If it needs more, grant it to this plugin in {} (plugin: {:?}, allowRead/allowWrite/allowNet/envPass) or to every plugin of this build with --plugin-allow-read PATH, --plugin-allow-write PATH, --plugin-allow-net, --plugin-env-pass NAME, --plugin-memory-limit BYTES",
+            "\nnote: the plugin ran confined (--plugin-sandbox=on): it could read {} and the system paths kustom allows (README, \"Security model\"), write only {}, {}; environment {}{mem}.\n  If it needs more, grant it to this plugin: `kustom policy allow {:?} --read PATH` (or --write PATH, --net, --env NAME; written to {}), or to every plugin of this build with --plugin-allow-read PATH, --plugin-allow-write PATH, --plugin-allow-net, --plugin-env-pass NAME, --plugin-memory-limit BYTES",
             list(&self.policy.read),
             list(&self.policy.write),
             if self.policy.net { "with the network" } else { "no network (sockets denied)" },
@@ -492,8 +501,8 @@ impl CallSandbox {
                 EnvMode::Inherit => "inherited",
                 EnvMode::Minimal => "minimal (--plugin-env=minimal)",
             },
-            self.policy_path.display(),
             self.plugin,
+            self.policy_path.display(),
         )
     }
 }
