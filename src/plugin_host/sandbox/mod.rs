@@ -150,6 +150,60 @@ pub struct CallSandbox {
     finished: std::cell::Cell<Option<(Option<i32>, std::time::Duration)>>,
 }
 
+/// Whether the kernel has seccomp filters.
+pub fn seccomp_supported() -> bool {
+    static S: OnceLock<bool> = OnceLock::new();
+    // SAFETY: PR_GET_SECCOMP takes no pointers.
+    *S.get_or_init(|| unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } >= 0)
+}
+
+/// With `-v`: one line per confinement feature, saying what is weaker when
+/// the kernel lacks it (once per build).
+fn report_features() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let abi = landlock_abi();
+        if abi < 1 {
+            tracing::debug!("sandbox: no Landlock: third-party plugins are refused (--plugin-sandbox=off runs them unconfined); the shipped builtin runs without file or TCP rules");
+        } else {
+            tracing::debug!("sandbox: Landlock ABI {abi}: file rules{}{}", if abi >= 4 { ", TCP bind/connect denied" } else { "; no TCP rules before ABI 4 (Linux 6.7): the seccomp socket filter alone keeps plugins off the network" }, if abi >= 6 { ", signals and abstract UNIX sockets scoped" } else { "; no scopes before ABI 6 (Linux 6.12): a plugin may signal other processes of the user" });
+        }
+        if seccomp_supported() {
+            tracing::debug!("sandbox: seccomp: system-call allow-list, sockets refused");
+        } else {
+            tracing::debug!("sandbox: no seccomp: plugins may make any system call (other processes, keyring, perf, bpf, sockets, shared memory beyond the memory limit)");
+        }
+        let ns = namespaces::support();
+        match (ns.namespaces, ns.mount_setattr) {
+            (true, true) => tracing::debug!("sandbox: mount namespace{}: read-only outside the write grants, private tmpfs TMPDIR", if ns.root { "" } else { " (in a user namespace)" }),
+            (false, _) => tracing::debug!("sandbox: no {}mount namespace: chmod/chown/utime/xattr are refused everywhere (TMPDIR included) instead of only outside the write grants, and TMPDIR is a directory of the host's temporary directory", if ns.root { "" } else { "user namespace, so no " }),
+            (true, false) => tracing::debug!("sandbox: no mount_setattr (Linux < 5.12): no read-only mount namespace; chmod/chown/utime/xattr are refused everywhere, TMPDIR is on the host"),
+        }
+        tracing::debug!("sandbox: capabilities: {}", if ns.root { "every capability dropped (bounding, permitted, effective, inheritable, ambient), SECBIT_NOROOT locked" } else { "none held; no_new_privs" });
+    });
+}
+
+/// `--plugin-env=minimal` says once what it changed.
+fn explain_minimal_env(passed: &[String]) {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let dropped: Vec<String> = std::env::vars_os()
+            .filter_map(|(k, _)| k.into_string().ok())
+            .filter(|k| {
+                !MINIMAL_ENV.contains(&k.as_str())
+                    && !k.starts_with("LC_")
+                    && !passed.contains(k)
+            })
+            .collect();
+        eprintln!(
+            "note: --plugin-env=minimal: plugins get HOME=<their private TMPDIR>/home instead of {}, TMPDIR, PATH, LANG, LC_*, TZ{}; not passed: {} (pass one with --plugin-env-pass NAME or `kustom policy allow PLUGIN --env NAME`)",
+            std::env::var("HOME").unwrap_or_else(|_| "(unset)".into()),
+            passed.iter().map(|p| format!(", {p}")).collect::<String>(),
+            if dropped.is_empty() { "nothing".to_string() } else { dropped.join(", ") }
+        );
+    });
+}
+
 /// The running kernel's Landlock ABI (0: none), asked once.
 pub fn landlock_abi() -> i32 {
     static ABI_VERSION: OnceLock<i32> = OnceLock::new();
@@ -212,7 +266,11 @@ impl Sandbox {
             env.push(("TMPDIR".to_string(), tmp.display().to_string()));
         }
         let clear_env = self.enabled && env_mode == EnvMode::Minimal;
+        if self.enabled {
+            report_features();
+        }
         if clear_env {
+            explain_minimal_env(&grants.env_pass);
             env.push(("HOME".to_string(), home.display().to_string()));
             for (k, v) in std::env::vars_os() {
                 let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else {
@@ -450,7 +508,7 @@ impl CallSandbox {
             .namespaces
             .as_ref()
             .is_some_and(|p| p.mounts.is_some());
-        let seccomp = if self.seccomp {
+        let seccomp = if self.seccomp && seccomp_supported() {
             [
                 Some(seccomp::enosys()),
                 (!self.policy.net).then(seccomp::no_sockets),
