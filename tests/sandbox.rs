@@ -624,7 +624,10 @@ fn an_executable_the_kernel_refuses_is_an_error() {
     for body in ["", "echo 'apiVersion: v1'\n"] {
         let env = Env::new();
         let plugin = env.kep("empty.example.com", body);
-        env.write("app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
+        env.write(
+            "app/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+        );
         env.write(
             "app/kustomization.yaml",
             "resources:\n- cm.yaml\ntransformers:\n- |-\n  apiVersion: empty.example.com/v1\n  kind: E\n  metadata:\n    name: e\n",
@@ -647,14 +650,20 @@ fn one_id_carried_twice_is_refused() {
         "dup.example.com",
         "#!/bin/sh\n[ \"$1\" = transform ] || exit 127\nin=$(cat | sed '1,/^---$/d')\nprintf '%s\\n---\\n' \"$in\"\nprintf '%s\\n' \"$in\" | sed 's/name: c$/name: copy/'\n",
     );
-    env.write("app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
+    env.write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+    );
     env.write(
         "app/kustomization.yaml",
         "resources:\n- cm.yaml\ntransformers:\n- |-\n  apiVersion: dup.example.com/v1\n  kind: D\n  metadata:\n    name: d\n",
     );
     let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
     assert!(err.contains("config.k8s.io/id"), "{err}");
-    assert!(err.contains("ConfigMap") && err.contains("c") && err.contains("copy"), "{err}");
+    assert!(
+        err.contains("ConfigMap") && err.contains("c") && err.contains("copy"),
+        "{err}"
+    );
 }
 
 /// A HOME that is not a directory only means there is no policy file.
@@ -662,8 +671,14 @@ fn one_id_carried_twice_is_refused() {
 fn a_home_that_is_a_file_means_no_policy_file() {
     let env = Env::new();
     let home = env.write("not-a-dir", "x");
-    env.write("app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
-    env.write("app/kustomization.yaml", "resources:\n- cm.yaml\nnamePrefix: p-\n");
+    env.write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+    );
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\nnamePrefix: p-\n",
+    );
     let out = env
         .command(Path::new(env!("CARGO_BIN_EXE_kustom")))
         .env("HOME", &home)
@@ -707,7 +722,9 @@ fn an_age_secret_generator_decrypts_after_one_policy_allow() {
             .unwrap_or(false)
     };
     if !has("age") || !has("age-keygen") {
-        support::skip("`age` is not installed (apt-get install age): age secret generator not tested");
+        support::skip(
+            "`age` is not installed (apt-get install age): age secret generator not tested",
+        );
         return;
     }
     let env = Env::new();
@@ -746,7 +763,10 @@ fn an_age_secret_generator_decrypts_after_one_policy_allow() {
         "tree/secret-gen.yaml",
         "apiVersion: age.example.com/v1\nkind: AgeSecret\nmetadata:\n  name: s\n",
     );
-    env.write("tree/kustomization.yaml", "generators:\n- secret-gen.yaml\n");
+    env.write(
+        "tree/kustomization.yaml",
+        "generators:\n- secret-gen.yaml\n",
+    );
     let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
     assert!(err.to_lowercase().contains("permission denied"), "{err}");
     assert!(err.contains("kustom policy allow"), "{err}");
@@ -757,7 +777,11 @@ fn an_age_secret_generator_decrypts_after_one_policy_allow() {
         "--read",
         &key.display().to_string(),
     ]);
-    assert!(allow.status.success(), "{}", String::from_utf8_lossy(&allow.stderr));
+    assert!(
+        allow.status.success(),
+        "{}",
+        String::from_utf8_lossy(&allow.stderr)
+    );
     let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
     // base64("s3cr3t-value")
     assert!(out.contains("password: czNjcjN0LXZhbHVl"), "{out}");

@@ -191,7 +191,13 @@ for name, verdict in results:
 fn victim(as_nobody: bool) -> Child {
     let mut c = if as_nobody {
         let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "300"]);
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "sleep",
+            "300",
+        ]);
         c
     } else {
         let mut c = Command::new("sleep");
@@ -218,13 +224,21 @@ fn nobody_possible() -> bool {
         return false;
     }
     let ok = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "test", "-x"])
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "test",
+            "-x",
+        ])
         .arg(env!("CARGO_BIN_EXE_kustom"))
         .status()
         .map(|s| s.success())
         .unwrap_or(false);
     if !ok {
-        support::skip("setpriv missing, or nobody cannot run the kustom binary: unprivileged probes not run");
+        support::skip(
+            "setpriv missing, or nobody cannot run the kustom binary: unprivileged probes not run",
+        );
     }
     ok
 }
@@ -282,7 +296,8 @@ fn setup(protocol: Protocol, as_nobody: bool) -> Run {
     env.write("tree/kustomization.yaml", "generators:\n- probe.yaml\n");
     args.push("tree".to_string());
     if as_nobody {
-        std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
         chown_tree(env.root());
     }
     Run {
@@ -333,7 +348,10 @@ impl Run {
             if left.is_empty() {
                 return;
             }
-            assert!(Instant::now() < deadline, "left in the temporary directory: {left:?}");
+            assert!(
+                Instant::now() < deadline,
+                "left in the temporary directory: {left:?}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -376,7 +394,9 @@ fn probe_all(protocol: Protocol, as_nobody: bool) {
     // The victim is untouched and alive; the tree file's mode too.
     let limits = std::fs::read_to_string(format!("/proc/{}/limits", victim.id())).expect("limits");
     assert!(
-        !limits.lines().any(|l| l.starts_with("Max open files") && l.split_whitespace().nth(3) == Some("4")),
+        !limits
+            .lines()
+            .any(|l| l.starts_with("Max open files") && l.split_whitespace().nth(3) == Some("4")),
         "{limits}"
     );
     let after = std::fs::metadata(run.env.root().join("tree/data.txt")).expect("meta");
@@ -443,13 +463,15 @@ fn killed_with(signal: i32, as_nobody: bool) {
     let tmp = env.root().join("kustom-tmp");
     std::fs::create_dir_all(&tmp).expect("tmp");
     if as_nobody {
-        std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
         chown_tree(env.root());
     }
     let kustom = Path::new(env!("CARGO_BIN_EXE_kustom"));
     let mut c = if as_nobody {
         let mut c = env.command(Path::new("setpriv"));
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(kustom);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(kustom);
         c
     } else {
         env.command(kustom)
@@ -463,7 +485,10 @@ fn killed_with(signal: i32, as_nobody: bool) {
         .expect("kustom");
     let deadline = Instant::now() + Duration::from_secs(20);
     while running_with(&marker).len() < 2 {
-        assert!(Instant::now() < deadline, "the plugin never started its daemon");
+        assert!(
+            Instant::now() < deadline,
+            "the plugin never started its daemon"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // SAFETY: signalling our own child (setpriv execs kustom in place).
@@ -482,11 +507,18 @@ fn killed_with(signal: i32, as_nobody: bool) {
     }
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let left: Vec<_> = std::fs::read_dir(&tmp).expect("tmp").flatten().map(|e| e.path()).collect();
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .expect("tmp")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         if left.is_empty() {
             break;
         }
-        assert!(Instant::now() < deadline, "signal {signal}: left in TMPDIR: {left:?}");
+        assert!(
+            Instant::now() < deadline,
+            "signal {signal}: left in TMPDIR: {left:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -83,7 +83,12 @@ pub fn run(
 ) -> Result<Output, Error> {
     let started = Instant::now();
     let note = sandbox.explain();
-    let bad = |what: &str| Error::new(format!("cannot start {}: {what} contains a NUL byte", program.display()));
+    let bad = |what: &str| {
+        Error::new(format!(
+            "cannot start {}: {what} contains a NUL byte",
+            program.display()
+        ))
+    };
     // A bare name (a KRM function's `exec.path`) is looked up in PATH.
     let resolved = if program.components().count() == 1 && !program.is_absolute() {
         which::which(program).unwrap_or_else(|_| program.to_path_buf())
@@ -189,9 +194,13 @@ pub fn run(
     // What ended, and what was left behind.
     let (status, left_behind, timed_out) = {
         match (waited, child.report()) {
-            (Some(_), spawn::Report::Ended { status, left }) => (Some(status), left as usize, false),
+            (Some(_), spawn::Report::Ended { status, left }) => {
+                (Some(status), left as usize, false)
+            }
             (_, spawn::Report::SetupFailed { step, errno }) => {
-                LIVE.lock().unwrap_or_else(|e| e.into_inner()).retain(|p| *p != pid);
+                LIVE.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|p| *p != pid);
                 return Err(start_error(
                     &resolved,
                     spawn::StartError {

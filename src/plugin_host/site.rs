@@ -57,10 +57,7 @@ impl Site<'_> {
             let text = String::from_utf8_lossy(&out.stderr);
             let text = text.trim();
             if !text.is_empty() {
-                return Error::new(format!(
-                    "{}: {text}{note}",
-                    self.kust_file.display()
-                ));
+                return Error::new(format!("{}: {text}{note}", self.kust_file.display()));
             }
         }
         let status = match out.status {
@@ -82,7 +79,11 @@ impl Site<'_> {
                 .unwrap_or_else(|| "none".into()),
             stdout_head(&out.stdout),
             exec::stderr_tail(&out.stderr),
-            if shows_denial(&out.stderr) { out.note.as_str() } else { "" }
+            if shows_denial(&out.stderr) {
+                out.note.as_str()
+            } else {
+                ""
+            }
         ))
     }
 }

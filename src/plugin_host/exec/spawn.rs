@@ -153,7 +153,9 @@ pub fn spawn(req: &Request<'_>) -> Result<Spawned, StartError> {
         return Err(start(std::io::Error::last_os_error()));
     }
     let pid = pid as i32;
-    drop((stdin_r, stdout_w, stderr_w, err_w, report_w, lifeline_r, tmp_parent));
+    drop((
+        stdin_r, stdout_w, stderr_w, err_w, report_w, lifeline_r, tmp_parent,
+    ));
     // The plugin's exec closes its end; a failure before it writes step and errno.
     let mut buf = [0u8; 8];
     let mut got = 0;
@@ -269,7 +271,13 @@ impl Layout {
 
 /// Close every descriptor from `first` on.
 unsafe fn close_from(first: RawFd) {
-    if libc::syscall(libc::SYS_close_range, first as libc::c_uint, libc::c_uint::MAX, 0) != 0 {
+    if libc::syscall(
+        libc::SYS_close_range,
+        first as libc::c_uint,
+        libc::c_uint::MAX,
+        0,
+    ) != 0
+    {
         // Kernels before 5.9: close them one by one.
         let mut rl = libc::rlimit {
             rlim_cur: 0,
@@ -318,7 +326,10 @@ unsafe fn plugin(req: &Request<'_>) -> ! {
     let mut setup = req.setup;
     setup.ruleset = setup.ruleset.map(|_| FD_RULESET);
     if let (Some(fd), Some(m)) = (setup.ruleset, req.plan.and_then(|p| p.mounts.as_ref())) {
-        let tmp = libc::open(m.tmp.as_ptr(), libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY);
+        let tmp = libc::open(
+            m.tmp.as_ptr(),
+            libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
+        );
         if tmp >= 0 {
             #[repr(C, packed)]
             struct PathBeneathAttr {
@@ -330,7 +341,14 @@ unsafe fn plugin(req: &Request<'_>) -> ! {
                 parent_fd: tmp,
             };
             // LANDLOCK_RULE_PATH_BENEATH = 1.
-            if libc::syscall(libc::SYS_landlock_add_rule, fd, 1u32, &attr as *const PathBeneathAttr, 0u32) != 0 {
+            if libc::syscall(
+                libc::SYS_landlock_add_rule,
+                fd,
+                1u32,
+                &attr as *const PathBeneathAttr,
+                0u32,
+            ) != 0
+            {
                 fail(Step::Confine, errno());
             }
             libc::close(tmp);
@@ -366,7 +384,10 @@ unsafe fn kill_rest(plugin: libc::pid_t) -> u32 {
     for _ in 0..10_000 {
         let mut listed = 0;
         let mut buf = [0u8; 4096];
-        let fd = libc::open(c"/proc/thread-self/children".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        let fd = libc::open(
+            c"/proc/thread-self/children".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
         if fd >= 0 {
             let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
             libc::close(fd);
@@ -508,7 +529,14 @@ unsafe fn init(req: &Request<'_>) -> ! {
             libc::_exit(1);
         }
     }
-    let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as u64, 0usize, 0usize, 0usize, 0usize);
+    let pid = libc::syscall(
+        libc::SYS_clone,
+        libc::SIGCHLD as u64,
+        0usize,
+        0usize,
+        0usize,
+        0usize,
+    );
     if pid == 0 {
         libc::close(FD_REPORT);
         libc::close(FD_LIFELINE);

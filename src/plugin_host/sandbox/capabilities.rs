@@ -53,7 +53,13 @@ pub fn drop_all() -> std::io::Result<()> {
                 }
             }
         }
-        libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
         let header = Header {
             version: CAPABILITY_VERSION_3,
             pid: 0,
@@ -63,12 +69,7 @@ pub fn drop_all() -> std::io::Result<()> {
             permitted: 0,
             inheritable: 0,
         }; 2];
-        if libc::syscall(
-            libc::SYS_capset,
-            &header as *const Header,
-            data.as_ptr(),
-        ) != 0
-        {
+        if libc::syscall(libc::SYS_capset, &header as *const Header, data.as_ptr()) != 0 {
             return Err(std::io::Error::last_os_error());
         }
     }

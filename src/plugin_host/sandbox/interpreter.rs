@@ -47,9 +47,8 @@ fn covered_by_system(p: &Path) -> bool {
 fn prefix(p: &Path) -> Option<PathBuf> {
     let dir = p.parent()?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let too_wide = |d: &Path| {
-        d == Path::new("/") || home.as_deref().is_some_and(|h| h.starts_with(d))
-    };
+    let too_wide =
+        |d: &Path| d == Path::new("/") || home.as_deref().is_some_and(|h| h.starts_with(d));
     let prefix = dir
         .file_name()
         .filter(|n| BIN_DIRS.iter().any(|b| n == b))

@@ -504,10 +504,7 @@ impl CallSandbox {
 
     /// What the child must apply before exec.
     pub fn child_setup(&self) -> ChildSetup {
-        let metadata = self
-            .namespaces
-            .as_ref()
-            .is_some_and(|p| p.mounts.is_some());
+        let metadata = self.namespaces.as_ref().is_some_and(|p| p.mounts.is_some());
         let seccomp = if self.seccomp && seccomp_supported() {
             [
                 Some(seccomp::enosys()),

@@ -65,8 +65,7 @@ pub fn support() -> Support {
     *S.get_or_init(|| {
         // SAFETY: geteuid takes nothing.
         let root = unsafe { libc::geteuid() } == 0;
-        let flags = libc::CLONE_NEWNS as u64
-            | if root { 0 } else { libc::CLONE_NEWUSER as u64 };
+        let flags = libc::CLONE_NEWNS as u64 | if root { 0 } else { libc::CLONE_NEWUSER as u64 };
         let namespaces = probe_clone(flags);
         // mount_setattr with a bad descriptor: EBADF where it exists.
         // SAFETY: no pointer is dereferenced with fd -1 and a null path.
@@ -194,9 +193,11 @@ impl Step {
     /// From the number the child reported.
     pub fn from_u32(n: u32) -> Option<Step> {
         use Step::*;
-        [UserMap, Private, Bind, ReadOnly, Writable, Tmpfs, Fork, Confine, Exec, Chdir]
-            .into_iter()
-            .find(|s| *s as u32 == n)
+        [
+            UserMap, Private, Bind, ReadOnly, Writable, Tmpfs, Fork, Confine, Exec, Chdir,
+        ]
+        .into_iter()
+        .find(|s| *s as u32 == n)
     }
 
     /// What the step does, for messages.
@@ -296,12 +297,7 @@ impl Plan {
                 return Err(Step::Bind);
             }
         }
-        if !mount_setattr(
-            c"/",
-            AT_RECURSIVE,
-            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
-            0,
-        ) {
+        if !mount_setattr(c"/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) {
             return Err(Step::ReadOnly);
         }
         for w in &m.writable {

@@ -180,7 +180,11 @@ impl PolicyFile {
                 out.push_str(&format!("  allowRead: {}\n", list(v)));
             }
             if !g.write.is_empty() {
-                let v = g.write.iter().map(|p| q(&p.display().to_string())).collect();
+                let v = g
+                    .write
+                    .iter()
+                    .map(|p| q(&p.display().to_string()))
+                    .collect();
                 out.push_str(&format!("  allowWrite: {}\n", list(v)));
             }
             if g.net {
@@ -374,14 +378,23 @@ mod tests {
         assert!(check_plugin_name("legacy a.b/v1/Kind").is_ok());
         assert!(check_plugin_name("builtin (shipped)").is_ok());
         let err = check_plugin_name("sops.example.com").unwrap_err();
-        assert!(err.contains("did you mean `KEP sops.example.com`?"), "{err}");
+        assert!(
+            err.contains("did you mean `KEP sops.example.com`?"),
+            "{err}"
+        );
         let err = check_plugin_name("kep sops.example.com").unwrap_err();
-        assert!(err.contains("did you mean `KEP sops.example.com`?"), "{err}");
+        assert!(
+            err.contains("did you mean `KEP sops.example.com`?"),
+            "{err}"
+        );
         let policy = PolicyFile {
             path: PathBuf::new(),
             plugins: vec![("KEP sops.exmaple.com".into(), Grants::default())],
         };
-        assert_eq!(policy.near_miss("KEP sops.example.com"), Some("KEP sops.exmaple.com"));
+        assert_eq!(
+            policy.near_miss("KEP sops.example.com"),
+            Some("KEP sops.exmaple.com")
+        );
         assert_eq!(policy.near_miss("KEP other.example.org"), None);
     }
 }

@@ -163,8 +163,16 @@ pub const ALLOWED: &[Group] = &[
 /// allowed at all, since Landlock does not govern metadata. Set-uid and
 /// set-gid modes are refused either way ([`rules`]).
 pub const METADATA: &[i64] = calls!(
-    SYS_fchmod, SYS_fchown, SYS_fchownat, SYS_utimensat, SYS_setxattr, SYS_lsetxattr,
-    SYS_fsetxattr, SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
+    SYS_fchmod,
+    SYS_fchown,
+    SYS_fchownat,
+    SYS_utimensat,
+    SYS_setxattr,
+    SYS_lsetxattr,
+    SYS_fsetxattr,
+    SYS_removexattr,
+    SYS_lremovexattr,
+    SYS_fremovexattr,
 );
 #[cfg(target_arch = "x86_64")]
 const METADATA_X86: &[i64] = calls!(SYS_chown, SYS_lchown, SYS_utime, SYS_utimes, SYS_futimesat);
@@ -223,7 +231,15 @@ fn rules(metadata: bool) -> Vec<(i64, Vec<SeccompRule>)> {
                 no_suid(3),
             ],
         ),
-        (libc::SYS_mknodat, vec![rule(vec![cond(2, Len::Dword, Op::MaskedEq(0o170_000 | S_ISUID_ISGID), 0o100_000)])]),
+        (
+            libc::SYS_mknodat,
+            vec![rule(vec![cond(
+                2,
+                Len::Dword,
+                Op::MaskedEq(0o170_000 | S_ISUID_ISGID),
+                0o100_000,
+            )])],
+        ),
         // Shared anonymous memory escapes RLIMIT_DATA: private mappings
         // only, or mappings of a file (which Landlock governs and
         // RLIMIT_FSIZE bounds).
@@ -237,7 +253,12 @@ fn rules(metadata: bool) -> Vec<(i64, Vec<SeccompRule>)> {
         // Children in the plugin's own namespaces only.
         (
             libc::SYS_clone,
-            vec![rule(vec![cond(0, Len::Qword, Op::MaskedEq(CLONE_NAMESPACES), 0)])],
+            vec![rule(vec![cond(
+                0,
+                Len::Qword,
+                Op::MaskedEq(CLONE_NAMESPACES),
+                0,
+            )])],
         ),
     ];
     #[cfg(target_arch = "x86_64")]
@@ -250,7 +271,15 @@ fn rules(metadata: bool) -> Vec<(i64, Vec<SeccompRule>)> {
             ],
         ));
         v.push((libc::SYS_creat, vec![no_suid(1)]));
-        v.push((libc::SYS_mknod, vec![rule(vec![cond(1, Len::Dword, Op::MaskedEq(0o170_000 | S_ISUID_ISGID), 0o100_000)])]));
+        v.push((
+            libc::SYS_mknod,
+            vec![rule(vec![cond(
+                1,
+                Len::Dword,
+                Op::MaskedEq(0o170_000 | S_ISUID_ISGID),
+                0o100_000,
+            )])],
+        ));
         if metadata {
             v.push((libc::SYS_chmod, vec![no_suid(1)]));
         }
@@ -354,7 +383,10 @@ mod tests {
 
     #[test]
     fn dangerous_calls_are_not_in_the_allow_list() {
-        let allowed: Vec<i64> = ALLOWED.iter().flat_map(|g| g.calls.iter().copied()).collect();
+        let allowed: Vec<i64> = ALLOWED
+            .iter()
+            .flat_map(|g| g.calls.iter().copied())
+            .collect();
         for nr in [
             libc::SYS_ptrace,
             libc::SYS_process_vm_readv,
