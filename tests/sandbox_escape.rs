@@ -179,6 +179,7 @@ def honest():
         f.write("#!/bin/sh\necho hi\n")
     os.chmod(p, 0o755)
     os.utime(p, None)
+    os.mkfifo(os.path.join(TMP, "fifo"))
     return subprocess.run([p], capture_output=True).stdout == b"hi\n" and open("data.txt").read().startswith("tree")
 attempt("honest_work", honest)
 

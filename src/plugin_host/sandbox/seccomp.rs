@@ -206,6 +206,17 @@ fn no_suid(arg: u8) -> SeccompRule {
     rule(vec![cond(arg, Len::Dword, Op::MaskedEq(S_ISUID_ISGID), 0)])
 }
 
+/// A `mknod` mode making a file of `kind` (regular, FIFO; no devices),
+/// without set-uid or set-gid bits.
+fn regular_or_fifo(arg: u8, kind: u64) -> SeccompRule {
+    rule(vec![cond(
+        arg,
+        Len::Dword,
+        Op::MaskedEq(0o170_000 | S_ISUID_ISGID),
+        kind,
+    )])
+}
+
 /// A process argument naming the caller itself (0).
 fn only_self(arg: u8) -> SeccompRule {
     rule(vec![cond(arg, Len::Dword, Op::Eq, 0)])
@@ -233,12 +244,7 @@ fn rules(metadata: bool) -> Vec<(i64, Vec<SeccompRule>)> {
         ),
         (
             libc::SYS_mknodat,
-            vec![rule(vec![cond(
-                2,
-                Len::Dword,
-                Op::MaskedEq(0o170_000 | S_ISUID_ISGID),
-                0o100_000,
-            )])],
+            vec![regular_or_fifo(2, 0o100_000), regular_or_fifo(2, 0o010_000)],
         ),
         // Shared anonymous memory escapes RLIMIT_DATA: private mappings
         // only, or mappings of a file (which Landlock governs and
@@ -273,12 +279,7 @@ fn rules(metadata: bool) -> Vec<(i64, Vec<SeccompRule>)> {
         v.push((libc::SYS_creat, vec![no_suid(1)]));
         v.push((
             libc::SYS_mknod,
-            vec![rule(vec![cond(
-                1,
-                Len::Dword,
-                Op::MaskedEq(0o170_000 | S_ISUID_ISGID),
-                0o100_000,
-            )])],
+            vec![regular_or_fifo(1, 0o100_000), regular_or_fifo(1, 0o010_000)],
         ));
         if metadata {
             v.push((libc::SYS_chmod, vec![no_suid(1)]));
