@@ -114,7 +114,11 @@ pub fn run(
     let envp_ptrs = spawn::pointers(&envp);
     let plan = sandbox.namespaces.as_ref();
     become_subreaper();
+    // The plugin process's stack between the init's clone and exec.
+    let mut stack = vec![0u8; 256 * 1024];
     let request = spawn::Request {
+        stack: stack.as_mut_ptr(),
+        stack_len: stack.len(),
         program: &c_program,
         argv: &argv_ptrs,
         envp: &envp_ptrs,
