@@ -11,8 +11,12 @@ use std::path::PathBuf;
 #[derive(Subcommand, Debug)]
 pub enum PolicyCommand {
     /// Grant a plugin more than the default sandbox allows (written to the policy file).
+    #[command(
+        after_help = "Examples:\n  kustom policy allow 'KEP sops.example.com' --read ~/.config/sops/age/keys.txt\n  kustom policy allow 'legacy example.com/v1/Stamp' --write /var/cache/stamp --env STAMP_TOKEN\n  kustom policy allow 'builtin (shipped)' --net"
+    )]
     Allow(AllowArgs),
     /// Print what each plugin may do (YAML).
+    #[command(after_help = "Examples:\n  kustom policy show")]
     Show,
 }
 
