@@ -516,6 +516,13 @@ unsafe fn remove_tree(dir_fd: RawFd, name: *const libc::c_char, depth: u32) {
 
 /// The init. Never returns.
 unsafe fn init(req: &Request<'_>) -> ! {
+    // Handlers kustom installed (wait-timeout's SIGCHLD handler writes to
+    // a pipe whose number may now be the report's) must not run here.
+    for sig in 1..=64 {
+        if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+            libc::signal(sig, libc::SIG_DFL);
+        }
+    }
     // Die with kustom, but first clean up: a handler, so that the signal
     // reaches pid 1 and interrupts its wait.
     let mut sa: libc::sigaction = std::mem::zeroed();
