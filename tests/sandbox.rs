@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -611,4 +611,180 @@ fn the_audit_log_names_the_call_that_changed_each_field() {
             .any(|r| r["change"] == "added")),
         "no call added a resource"
     );
+}
+
+// ------------------------------------------------------------ strict exec, errors
+
+/// An executable the kernel refuses (empty, or a script without `#!`) is
+/// an error naming it, never a `/bin/sh` run (an empty script would be a
+/// transformer deleting every resource).
+#[test]
+fn an_executable_the_kernel_refuses_is_an_error() {
+    if !landlock_available() {
+        return;
+    }
+    for body in ["", "echo 'apiVersion: v1'\n"] {
+        let env = Env::new();
+        let plugin = env.kep("empty.example.com", body);
+        env.write(
+            "app/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+        );
+        env.write(
+            "app/kustomization.yaml",
+            "resources:\n- cm.yaml\ntransformers:\n- |-\n  apiVersion: empty.example.com/v1\n  kind: E\n  metadata:\n    name: e\n",
+        );
+        let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
+        assert!(err.contains(&plugin.display().to_string()), "{err}");
+        assert!(err.contains("no /bin/sh fallback"), "{err}");
+    }
+}
+
+/// A transformer whose output carries one input's id twice is refused,
+/// naming both resources.
+#[test]
+fn one_id_carried_twice_is_refused() {
+    if !landlock_available() {
+        return;
+    }
+    let env = Env::new();
+    env.kep(
+        "dup.example.com",
+        "#!/bin/sh\n[ \"$1\" = transform ] || exit 127\nin=$(cat | sed '1,/^---$/d')\nprintf '%s\\n---\\n' \"$in\"\nprintf '%s\\n' \"$in\" | sed 's/name: c$/name: copy/'\n",
+    );
+    env.write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+    );
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\ntransformers:\n- |-\n  apiVersion: dup.example.com/v1\n  kind: D\n  metadata:\n    name: d\n",
+    );
+    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
+    assert!(err.contains("config.k8s.io/id"), "{err}");
+    assert!(
+        err.contains("ConfigMap") && err.contains("c") && err.contains("copy"),
+        "{err}"
+    );
+}
+
+/// A HOME that is not a directory only means there is no policy file.
+#[test]
+fn a_home_that_is_a_file_means_no_policy_file() {
+    let env = Env::new();
+    let home = env.write("not-a-dir", "x");
+    env.write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+    );
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\nnamePrefix: p-\n",
+    );
+    let out = env
+        .command(Path::new(env!("CARGO_BIN_EXE_kustom")))
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .args(["build", "app"])
+        .output()
+        .expect("kustom");
+    assert!(ok(&out).contains("name: p-c"));
+}
+
+/// A mistake in a builtin's configuration reads as a kustomization error:
+/// the file, the field, no sandbox hint.
+#[test]
+fn a_builtin_configuration_error_has_no_sandbox_hint() {
+    let env = Env::new();
+    env.write(
+        "app/kustomization.yaml",
+        "configMapGenerator:\n- name: settings\n  files:\n  - missing.properties\n",
+    );
+    let err = fails(&env.kustom(&["build", "app"]));
+    assert!(err.contains("app/kustomization.yaml"), "{err}");
+    assert!(err.contains("missing.properties"), "{err}");
+    assert!(!err.contains("ran confined"), "{err}");
+    assert!(!err.contains("plugin-allow"), "{err}");
+}
+
+/// A ksops-style secret generator: decrypts an age-encrypted file of the
+/// tree with the user's key under `~/.config/sops/age/`. Denied at first
+/// (the key is under the home directory), it works after one
+/// `kustom policy allow` command.
+#[test]
+fn an_age_secret_generator_decrypts_after_one_policy_allow() {
+    if !landlock_available() {
+        return;
+    }
+    let has = |p: &str| {
+        std::process::Command::new(p)
+            .arg("--version")
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    if !has("age") || !has("age-keygen") {
+        support::skip(
+            "`age` is not installed (apt-get install age): age secret generator not tested",
+        );
+        return;
+    }
+    let env = Env::new();
+    let key = env.home().join(".config/sops/age/keys.txt");
+    std::fs::create_dir_all(key.parent().expect("dir")).expect("mkdir");
+    let gen = std::process::Command::new("age-keygen")
+        .arg("-o")
+        .arg(&key)
+        .output()
+        .expect("age-keygen");
+    assert!(gen.status.success());
+    let text = std::fs::read_to_string(&key).expect("key");
+    let recipient = text
+        .lines()
+        .find_map(|l| l.strip_prefix("# public key: "))
+        .expect("public key")
+        .to_string();
+    let mut enc = std::process::Command::new("age")
+        .args(["-r", &recipient, "-o"])
+        .arg(env.root().join("tree/password.age"))
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("age");
+    std::fs::create_dir_all(env.root().join("tree")).expect("tree");
+    enc.stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"s3cr3t-value")
+        .expect("write");
+    assert!(enc.wait().expect("age").success());
+    env.kep(
+        "age.example.com",
+        "#!/bin/sh\n# generate: a Secret from each *.age file of the tree, decrypted with the user's age key.\n[ \"$1\" = generate ] || exit 127\nkey=\"${SOPS_AGE_KEY_FILE:-$HOME/.config/sops/age/keys.txt}\"\nprintf 'apiVersion: v1\\nkind: Secret\\nmetadata:\\n  name: decrypted\\ndata:\\n'\nfor f in *.age; do\n  plain=$(age -d -i \"$key\" \"$f\") || exit 1\n  v=$(printf %s \"$plain\" | base64 | tr -d '\\n')\n  printf '  %s: %s\\n' \"${f%.age}\" \"$v\"\ndone\n",
+    );
+    env.write(
+        "tree/secret-gen.yaml",
+        "apiVersion: age.example.com/v1\nkind: AgeSecret\nmetadata:\n  name: s\n",
+    );
+    env.write(
+        "tree/kustomization.yaml",
+        "generators:\n- secret-gen.yaml\n",
+    );
+    let err = fails(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    assert!(err.to_lowercase().contains("permission denied"), "{err}");
+    assert!(err.contains("kustom policy allow"), "{err}");
+    let allow = env.kustom(&[
+        "policy",
+        "allow",
+        "KEP age.example.com",
+        "--read",
+        &key.display().to_string(),
+    ]);
+    assert!(
+        allow.status.success(),
+        "{}",
+        String::from_utf8_lossy(&allow.stderr)
+    );
+    let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", "tree"]));
+    // base64("s3cr3t-value")
+    assert!(out.contains("password: czNjcjN0LXZhbHVl"), "{out}");
 }

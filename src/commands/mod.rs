@@ -12,6 +12,7 @@ pub mod edit;
 pub mod localize;
 pub mod lock;
 pub mod plugin;
+pub mod policy;
 pub mod render;
 pub mod sandbox_args;
 pub mod stdout;
@@ -83,6 +84,12 @@ pub enum Command {
         after_help = "Examples:\n  kustom plugin list\n  kustom plugin which team.example.com/v1 CommonApp\n  kustom plugin install ./team.example.com"
     )]
     Plugin(plugin::PluginCommand),
+    /// Grant plugins more than the sandbox allows, or show what they may do.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  kustom policy allow 'KEP sops.example.com' --read ~/.config/sops/age/keys.txt --env SOPS_AGE_KEY_FILE\n  kustom policy show"
+    )]
+    Policy(policy::PolicyCommand),
     /// Pin the sha256 of every plugin a build runs (and its remotes) in DIR/kustom.lock.
     #[command(
         after_help = "Examples:\n  kustom lock overlays/prod\n  kustom lock --enable-alpha-plugins --enable-exec .\n  kustom build --locked overlays/prod"
@@ -148,6 +155,7 @@ pub fn main() -> i32 {
         Command::Cache(cmd) => report_as_is(cache::run(&cmd)),
         Command::Localize(args) => report_as_is(localize::run_cli(&args)),
         Command::Lock(args) => report_as_is(lock::run(&args)),
+        Command::Policy(cmd) => report_as_is(policy::run(&cmd)),
         Command::Build(args) => report_as_is(build::run(&args)),
         Command::Render(args) => report_as_is(render::run(&args)),
         Command::Diff(args) => diff::run(&args),

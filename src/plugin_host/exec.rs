@@ -13,15 +13,16 @@
 //! STDOUT never outlives the timeout. Processes kustom starts otherwise
 //! (git for remote resources) stay in kustom's session and are left alone.
 
+mod spawn;
+
 use super::sandbox::CallSandbox;
 use kustom_api::Error;
+use std::ffi::CString;
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use wait_timeout::ChildExt;
 
 /// What a finished plugin process gave back.
 #[derive(Debug)]
@@ -80,54 +81,62 @@ pub fn run(
     limits: Limits,
     sandbox: &CallSandbox,
 ) -> Result<Output, Error> {
-    become_subreaper();
     let started = Instant::now();
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if sandbox.clear_env {
-        cmd.env_clear();
-    }
-    for (k, v) in &sandbox.env {
-        cmd.env(k, v);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let setup = sandbox.child_setup();
-    // SAFETY: the closure only makes async-signal-safe system calls
-    // (setsid, prctl, setrlimit, open, landlock, seccomp) on plain values.
-    unsafe {
-        cmd.pre_exec(move || {
-            // Own session (and process group): see the module doc.
-            if libc::setsid() < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-            setup.apply()
-        });
-    }
     let note = sandbox.explain();
+    let bad = |what: &str| {
+        Error::new(format!(
+            "cannot start {}: {what} contains a NUL byte",
+            program.display()
+        ))
+    };
+    // A bare name (a KRM function's `exec.path`) is looked up in PATH.
+    let resolved = if program.components().count() == 1 && !program.is_absolute() {
+        which::which(program).unwrap_or_else(|_| program.to_path_buf())
+    } else {
+        program.to_path_buf()
+    };
+    let c_program = CString::new(resolved.as_os_str().as_bytes()).map_err(|_| bad("the path"))?;
+    let mut argv = vec![CString::new(program.as_os_str().as_bytes()).map_err(|_| bad("the path"))?];
+    for a in args {
+        argv.push(CString::new(*a).map_err(|_| bad("an argument"))?);
+    }
+    let envp = environment(sandbox, env).map_err(|_| bad("the environment"))?;
+    let cwd_c = CString::new(cwd.as_os_str().as_bytes()).map_err(|_| bad("the directory"))?;
+    let tmp_parent = sandbox
+        .dir()
+        .parent()
+        .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok());
+    let tmp_name = sandbox
+        .dir()
+        .file_name()
+        .and_then(|n| CString::new(n.as_bytes()).ok());
+    let argv_ptrs = spawn::pointers(&argv);
+    let envp_ptrs = spawn::pointers(&envp);
+    let plan = sandbox.namespaces.as_ref();
+    become_subreaper();
+    // The plugin process's stack between the init's clone and exec.
+    let mut stack = vec![0u8; 256 * 1024];
+    let request = spawn::Request {
+        stack: stack.as_mut_ptr(),
+        stack_len: stack.len(),
+        program: &c_program,
+        argv: &argv_ptrs,
+        envp: &envp_ptrs,
+        cwd: &cwd_c,
+        setup: sandbox.child_setup(),
+        plan,
+        tmp: match (&tmp_parent, &tmp_name) {
+            (Some(p), Some(n)) => Some((p.as_c_str(), n.as_c_str())),
+            _ => None,
+        },
+    };
     let mut child = {
         let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-        let child = cmd.spawn().map_err(|e| {
-            let why = if e.kind() == std::io::ErrorKind::PermissionDenied && !note.is_empty() {
-                " (the sandbox denied executing it or its interpreter)"
-            } else {
-                ""
-            };
-            Error::new(format!(
-                "cannot start {}: {e}{why}{note}",
-                program.display()
-            ))
-        })?;
-        live.push(child.id() as i32);
+        let child = spawn::spawn(&request).map_err(|e| start_error(&resolved, e, &note))?;
+        live.push(child.pid);
         child
     };
-    let pid = child.id() as i32;
+    let pid = child.pid;
     let child_stdin = child.stdin.take();
     let child_stdout = child.stdout.take();
     let child_stderr = child.stderr.take();
@@ -151,7 +160,7 @@ pub fn run(
                         if buf.len() + n > max_output {
                             overflow = true;
                             // Stop the producer: it would block on a full pipe otherwise.
-                            kill_group(pid);
+                            stop(pid);
                             break;
                         }
                         buf.extend_from_slice(&chunk[..n]);
@@ -171,20 +180,50 @@ pub fn run(
         }
         let _ = err_tx.send(buf);
     });
-    let status = match child.wait_timeout(limits.timeout) {
-        Ok(Some(st)) => Some(st),
-        Ok(None) | Err(_) => {
-            kill_group(pid);
-            let _ = child.wait();
+    let (wait_tx, wait_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let _ = wait_tx.send((r == pid).then_some(status));
+    });
+    let waited = match wait_rx.recv_timeout(limits.timeout) {
+        Ok(st) => Some(st),
+        Err(_) => {
+            stop(pid);
+            let _ = wait_rx.recv();
             None
         }
     };
-    // The plugin is gone: its descendants go too, which closes the pipes.
+    // What ended, and what was left behind.
+    let (status, left_behind, timed_out) = {
+        match (waited, child.report()) {
+            (Some(_), spawn::Report::Ended { status, left }) => {
+                (Some(status), left as usize, false)
+            }
+            (_, spawn::Report::SetupFailed { step, errno }) => {
+                LIVE.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|p| *p != pid);
+                return Err(start_error(
+                    &resolved,
+                    spawn::StartError {
+                        step,
+                        error: std::io::Error::from_raw_os_error(errno),
+                    },
+                    &note,
+                ));
+            }
+            (Some(_), spawn::Report::Missing) => (None, 0, false),
+            (None, _) => (None, 0, true),
+        }
+    };
+    // The init ended (or was killed at the timeout, handing the plugin's
+    // tree to kustom, the subreaper above it): end what is left.
     let left_behind = {
         let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
         live.retain(|p| *p != pid);
-        kill_group(pid);
-        sweep(&live)
+        left_behind + sweep(&live)
     };
     // Everything that could hold the pipes is dead; the readers end at once.
     // The deadline only guards against a process kustom could not reach.
@@ -192,15 +231,16 @@ pub fn run(
     let stdout = out_rx.recv_timeout(grace).ok();
     let stderr = err_rx.recv_timeout(grace).unwrap_or_default();
     let elapsed = started.elapsed();
-    sandbox.set_finished(status.and_then(|s| s.code()), elapsed);
-    let Some(status) = status else {
+    let code = status.and_then(|s| libc::WIFEXITED(s).then(|| libc::WEXITSTATUS(s)));
+    sandbox.set_finished(code, elapsed);
+    if timed_out {
         return Err(Error::new(format!(
             "timed out after {:?} (--plugin-timeout); it and its {} descendant process(es) were killed{}{note}",
             limits.timeout,
-            left_behind,
+            left_behind.saturating_sub(1),
             stderr_tail(&stderr)
         )));
-    };
+    }
     let Some((stdout, overflow)) = stdout else {
         return Err(Error::new(format!(
             "exited, but a process kustom cannot reach still holds its STDOUT{}{note}",
@@ -213,19 +253,17 @@ pub fn run(
             stderr_tail(&stderr)
         )));
     }
-    if left_behind > 0 {
-        return Err(Error::new(format!(
-            "exited (status {}) but left {left_behind} process(es) running; kustom killed them: a plugin's descendants must finish before it exits{}",
-            status
-                .code()
-                .map(|c| c.to_string())
-                .unwrap_or_else(|| "none".into()),
-            stderr_tail(&stderr)
-        )));
+    if left_behind > 0 && code == Some(0) {
+        // A daemon such as gpg-agent (started by sops, gpg): the output is
+        // complete, so the build goes on.
+        eprintln!(
+            "warning: plugin {} exited but left {left_behind} process(es) running; kustom killed them",
+            program.display()
+        );
     }
     // With -v a plugin's STDERR is shown even when it succeeds (warnings,
     // progress); on failure it is part of the error instead.
-    if !stderr.is_empty() && status.success() {
+    if !stderr.is_empty() && code == Some(0) {
         tracing::debug!(
             plugin = %program.display(),
             stderr = %String::from_utf8_lossy(&stderr).trim_end(),
@@ -233,7 +271,7 @@ pub fn run(
         );
     }
     Ok(Output {
-        status: status.code(),
+        status: code,
         stdout,
         stderr,
         elapsed,
@@ -241,10 +279,63 @@ pub fn run(
     })
 }
 
-fn kill_group(pid: i32) {
-    // SAFETY: kill(2) with a negative pid signals the process group we created.
+/// The environment of the plugin: the build's (or none, with
+/// `--plugin-env=minimal`), the sandbox's variables, then the call's.
+fn environment(sandbox: &CallSandbox, env: &[(&str, String)]) -> Result<Vec<CString>, ()> {
+    let mut vars: Vec<(std::ffi::OsString, std::ffi::OsString)> = if sandbox.clear_env {
+        Vec::new()
+    } else {
+        std::env::vars_os().collect()
+    };
+    let mut set = |k: &str, v: &str| {
+        vars.retain(|(n, _)| n != k);
+        vars.push((k.into(), v.into()));
+    };
+    for (k, v) in &sandbox.env {
+        set(k, v);
+    }
+    for (k, v) in env {
+        set(k, v);
+    }
+    vars.into_iter()
+        .map(|(k, v)| {
+            let mut b = k.into_vec();
+            b.push(b'=');
+            b.extend_from_slice(v.as_bytes());
+            CString::new(b).map_err(|_| ())
+        })
+        .collect()
+}
+
+/// The error of a process that did not start.
+fn start_error(program: &Path, e: spawn::StartError, note: &str) -> Error {
+    use crate::plugin_host::sandbox::namespaces::Step;
+    let errno = e.error.raw_os_error();
+    let what = match (e.step, errno) {
+        (Some(Step::Exec), Some(libc::ENOEXEC)) => format!(
+            "the kernel cannot execute it ({}): is it empty, or a script without a `#!` line? kustom runs only what the kernel runs (no /bin/sh fallback); add `#!/bin/sh` (or the interpreter it needs) as its first line",
+            e.error
+        ),
+        (Some(Step::Exec), Some(libc::ENOENT)) => format!(
+            "{}: it, or the interpreter on its `#!` line, does not exist",
+            e.error
+        ),
+        (Some(Step::Exec), Some(libc::EACCES)) if !note.is_empty() => format!(
+            "{} (the sandbox denied executing it or its interpreter)",
+            e.error
+        ),
+        (Some(step), _) => format!("{}: {}", step.describe(), e.error),
+        (None, _) => e.error.to_string(),
+    };
+    Error::new(format!("cannot start {}: {what}{note}", program.display()))
+}
+
+/// Stop a running call: its init (the plugin's tree goes to kustom, which
+/// sweeps it).
+fn stop(pid: i32) {
+    // SAFETY: kill(2) of our own child.
     unsafe {
-        libc::kill(-pid, libc::SIGKILL);
+        libc::kill(pid, libc::SIGKILL);
     }
 }
 

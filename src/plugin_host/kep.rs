@@ -335,9 +335,21 @@ impl Settings {
         });
         // Where each output came from, to name both sides of an id clash.
         let mut sources: Vec<Option<&ResId>> = Vec::with_capacity(out.len());
+        let mut carried: std::collections::HashMap<usize, ResId> = std::collections::HashMap::new();
         for r in &mut out {
             let id = resource::remove_annotation(r, ID_ANNOTATION)
                 .and_then(|v| v.as_str().and_then(|s| s.parse::<usize>().ok()));
+            // One input's identity carried by two outputs: which one is
+            // the input, and which a new resource, cannot be told.
+            if let Some(i) = id {
+                let now = ResId::of(r);
+                if let Some(first) = carried.insert(i, now.clone()) {
+                    return Err(Error::new(format!(
+                        "{site} returned two resources carrying the {ID_ANNOTATION} of input resource {}: {first} and {now}; a transformer may keep an input's {ID_ANNOTATION} on one output only (remove it from the copy, which is then a new resource)",
+                        before.get(i).map(|b| b.to_string()).unwrap_or_else(|| i.to_string()),
+                    )));
+                }
+            }
             sources.push(id.and_then(|i| before.get(i)));
             if let Some(old) = id.and_then(|i| before.get(i)) {
                 let now = ResId::of(r);

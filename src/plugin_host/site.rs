@@ -45,14 +45,28 @@ impl std::fmt::Display for Site<'_> {
 impl Site<'_> {
     /// The error for a finished process whose status is not success.
     pub fn status_error(&self, out: &exec::Output, extra: &str) -> Error {
+        let note = if shows_denial(&out.stderr) {
+            out.note.as_str()
+        } else {
+            ""
+        };
+        // The shipped builtin fails on the kustomization's own mistakes (a
+        // file that does not exist, a patch that matches nothing): its
+        // message already names the field; say where it came from.
+        if self.protocol == "builtin (shipped)" && out.status == Some(1) {
+            let text = String::from_utf8_lossy(&out.stderr);
+            let text = text.trim();
+            if !text.is_empty() {
+                return Error::new(format!("{}: {text}{note}", self.kust_file.display()));
+            }
+        }
         let status = match out.status {
             Some(code) => format!("failed with exit status {code}"),
             None => "was killed by a signal".to_string(),
         };
         Error::new(format!(
-            "{self} {status}{extra}{}{}",
+            "{self} {status}{extra}{}{note}",
             exec::stderr_tail(&out.stderr),
-            out.note
         ))
     }
 
@@ -65,9 +79,42 @@ impl Site<'_> {
                 .unwrap_or_else(|| "none".into()),
             stdout_head(&out.stdout),
             exec::stderr_tail(&out.stderr),
-            out.note
+            if shows_denial(&out.stderr) {
+                out.note.as_str()
+            } else {
+                ""
+            }
         ))
     }
+}
+
+/// Whether a plugin's STDERR shows a denial the sandbox may have caused
+/// (`EACCES`, `EPERM`, `EROFS`, a refused socket) or its memory limit
+/// (`ENOMEM`, `MemoryError`): only then does an error carry the sandbox's
+/// note and its grants.
+pub fn shows_denial(stderr: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(stderr).to_ascii_lowercase();
+    [
+        "permission denied",
+        "operation not permitted",
+        "read-only file system",
+        "eacces",
+        "eperm",
+        "erofs",
+        "errno 13",
+        "errno 1]",
+        "errno 30",
+        "os error 13",
+        "os error 1)",
+        "os error 30",
+        "cannot allocate memory",
+        "out of memory",
+        "memoryerror",
+        "enomem",
+        "file too large",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
 }
 
 /// The first bytes of a plugin's STDOUT, for a "not YAML" message.

@@ -26,7 +26,11 @@
 //! `/proc/self`, `landlock_restrict_self` and `seccomp`, which are safe
 //! between `fork` and `exec` of a multi-threaded process.
 
+pub mod capabilities;
+pub mod interpreter;
+pub mod namespaces;
 pub mod policy;
+pub mod seccomp;
 pub mod system;
 
 use kustom_api::Error;
@@ -136,12 +140,68 @@ pub struct CallSandbox {
     pub plugin: String,
     ruleset: Option<OwnedFd>,
     seccomp: bool,
+    /// The call's namespaces (None: the kernel allows none).
+    pub namespaces: Option<namespaces::Plan>,
     /// Clear the inherited environment first (`--plugin-env=minimal`).
     pub clear_env: bool,
     /// Variables to set (after clearing, if so).
     pub env: Vec<(String, String)>,
     policy_path: PathBuf,
     finished: std::cell::Cell<Option<(Option<i32>, std::time::Duration)>>,
+}
+
+/// Whether the kernel has seccomp filters.
+pub fn seccomp_supported() -> bool {
+    static S: OnceLock<bool> = OnceLock::new();
+    // SAFETY: PR_GET_SECCOMP takes no pointers.
+    *S.get_or_init(|| unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } >= 0)
+}
+
+/// With `-v`: one line per confinement feature, saying what is weaker when
+/// the kernel lacks it (once per build).
+fn report_features() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let abi = landlock_abi();
+        if abi < 1 {
+            tracing::debug!("sandbox: no Landlock: third-party plugins are refused (--plugin-sandbox=off runs them unconfined); the shipped builtin runs without file or TCP rules");
+        } else {
+            tracing::debug!("sandbox: Landlock ABI {abi}: file rules{}{}", if abi >= 4 { ", TCP bind/connect denied" } else { "; no TCP rules before ABI 4 (Linux 6.7): the seccomp socket filter alone keeps plugins off the network" }, if abi >= 6 { ", signals and abstract UNIX sockets scoped" } else { "; no scopes before ABI 6 (Linux 6.12): a plugin may signal other processes of the user" });
+        }
+        if seccomp_supported() {
+            tracing::debug!("sandbox: seccomp: system-call allow-list, sockets refused");
+        } else {
+            tracing::debug!("sandbox: no seccomp: plugins may make any system call (other processes, keyring, perf, bpf, sockets, shared memory beyond the memory limit)");
+        }
+        let ns = namespaces::support();
+        match (ns.namespaces, ns.mount_setattr) {
+            (true, true) => tracing::debug!("sandbox: mount namespace{}: read-only outside the write grants, private tmpfs TMPDIR", if ns.root { "" } else { " (in a user namespace)" }),
+            (false, _) => tracing::debug!("sandbox: no {}mount namespace: chmod/chown/utime/xattr are refused everywhere (TMPDIR included) instead of only outside the write grants, and TMPDIR is a directory of the host's temporary directory", if ns.root { "" } else { "user namespace, so no " }),
+            (true, false) => tracing::debug!("sandbox: no mount_setattr (Linux < 5.12): no read-only mount namespace; chmod/chown/utime/xattr are refused everywhere, TMPDIR is on the host"),
+        }
+        tracing::debug!("sandbox: capabilities: {}", if ns.root { "every capability dropped (bounding, permitted, effective, inheritable, ambient), SECBIT_NOROOT locked" } else { "none held; no_new_privs" });
+    });
+}
+
+/// `--plugin-env=minimal` says once what it changed.
+fn explain_minimal_env(passed: &[String]) {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let dropped: Vec<String> = std::env::vars_os()
+            .filter_map(|(k, _)| k.into_string().ok())
+            .filter(|k| {
+                !MINIMAL_ENV.contains(&k.as_str())
+                    && !k.starts_with("LC_")
+                    && !passed.contains(k)
+            })
+            .collect();
+        eprintln!(
+            "note: --plugin-env=minimal: plugins get HOME=<their private TMPDIR>/home instead of {}, TMPDIR, PATH, LANG, LC_*, TZ{}; not passed: {} (pass one with --plugin-env-pass NAME or `kustom policy allow PLUGIN --env NAME`)",
+            std::env::var("HOME").unwrap_or_else(|_| "(unset)".into()),
+            passed.iter().map(|p| format!(", {p}")).collect::<String>(),
+            if dropped.is_empty() { "nothing".to_string() } else { dropped.join(", ") }
+        );
+    });
 }
 
 /// The running kernel's Landlock ABI (0: none), asked once.
@@ -178,17 +238,39 @@ impl Sandbox {
                     subject.name
                 ))
             })?;
+        if let Some(near) = self.policy.near_miss(subject.name) {
+            return Err(Error::new(format!(
+                "{} grants {near:?}, but the plugin about to run is {:?} ({}): did you mean {:?}? Correct the name (an entry for both names, even an empty one, says they are two plugins)",
+                self.policy.path.display(),
+                subject.name,
+                subject.exe.display(),
+                subject.name
+            )));
+        }
         let grants = self.grants.union(&self.policy.grants_for(subject.name));
         let env_mode = self.env;
-        let home = dir.path().join("home");
+        // TMPDIR is `tmp` inside the private directory: kustom puts the
+        // files it hands the plugin (a legacy plugin's config) beside it,
+        // and a confined call gets a fresh tmpfs there.
+        let tmp = dir.path().join("tmp");
+        {
+            use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+            // Private: nobody else may look at, or run, what the plugin leaves.
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+                .and_then(|()| std::fs::DirBuilder::new().mode(0o700).create(&tmp))
+                .map_err(|e| Error::new(format!("creating {}: {e}", tmp.display())))?;
+        }
+        let home = tmp.join("home");
         let mut env = Vec::new();
         if self.enabled {
-            std::fs::create_dir(&home)
-                .map_err(|e| Error::new(format!("creating {}: {e}", home.display())))?;
-            env.push(("TMPDIR".to_string(), dir.path().display().to_string()));
+            env.push(("TMPDIR".to_string(), tmp.display().to_string()));
         }
         let clear_env = self.enabled && env_mode == EnvMode::Minimal;
+        if self.enabled {
+            report_features();
+        }
         if clear_env {
+            explain_minimal_env(&grants.env_pass);
             env.push(("HOME".to_string(), home.display().to_string()));
             for (k, v) in std::env::vars_os() {
                 let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else {
@@ -218,9 +300,14 @@ impl Sandbox {
         } else if let Some(parent) = exe.parent() {
             read.push(parent.to_path_buf());
         }
+        if !subject.shipped {
+            // The interpreter on its `#!` line and its installation prefix.
+            read.extend(interpreter::reads(&exe));
+        }
         read.extend(subject.extra_read.iter().cloned());
         read.extend(grants.read.iter().cloned());
-        let mut write = vec![dir.path().to_path_buf()];
+        read.push(dir.path().to_path_buf());
+        let mut write = vec![tmp.clone()];
         write.extend(grants.write.iter().cloned());
         let policy = Policy {
             confined: self.enabled,
@@ -255,10 +342,24 @@ impl Sandbox {
         } else {
             None
         };
+        let ns = namespaces::plan(
+            self.enabled && ruleset.is_some(),
+            &policy.write,
+            &tmp,
+            self.memory_limit,
+            AccessFs::from_all(ABI::from(landlock_abi())).bits(),
+        );
+        // Without a mount namespace the private directory is the host's:
+        // HOME is made there (with one, the init makes it in the tmpfs).
+        if self.enabled && ns.as_ref().is_none_or(|p| p.mounts.is_none()) {
+            std::fs::create_dir(&home)
+                .map_err(|e| Error::new(format!("creating {}: {e}", home.display())))?;
+        }
         Ok(CallSandbox {
             dir,
             plugin: subject.name.to_string(),
-            seccomp: self.enabled && !policy.net,
+            seccomp: self.enabled,
+            namespaces: ns,
             policy,
             ruleset,
             clear_env,
@@ -369,39 +470,24 @@ fn build_ruleset(policy: &Policy) -> Result<OwnedFd, String> {
     fd.ok_or_else(|| "the kernel did not create a Landlock ruleset".to_string())
 }
 
-/// The seccomp program that denies sockets (built once).
-fn socket_filter() -> &'static seccompiler::BpfProgram {
-    static PROGRAM: OnceLock<seccompiler::BpfProgram> = OnceLock::new();
-    PROGRAM.get_or_init(|| {
-        use seccompiler::{SeccompAction, SeccompFilter, TargetArch};
-        let arch: TargetArch = std::env::consts::ARCH
-            .try_into()
-            .expect("seccompiler supports this architecture");
-        let rules = [libc::SYS_socket, libc::SYS_io_uring_setup]
-            .into_iter()
-            .map(|nr| (nr, Vec::new()))
-            .collect();
-        let filter = SeccompFilter::new(
-            rules,
-            SeccompAction::Allow,
-            SeccompAction::Errno(libc::EACCES as u32),
-            arch,
-        )
-        .expect("a fixed, valid seccomp filter");
-        filter.try_into().expect("a fixed filter compiles")
-    })
-}
-
 /// What the child applies between fork and exec: plain values only.
 #[derive(Debug, Clone, Copy)]
 pub struct ChildSetup {
-    ruleset: Option<RawFd>,
-    seccomp: Option<&'static seccompiler::BpfProgram>,
+    /// The Landlock ruleset's descriptor (renumbered in the child).
+    pub ruleset: Option<RawFd>,
+    /// The seccomp programs, installed in order.
+    seccomp: [Option<&'static seccompiler::BpfProgram>; 3],
+    /// Drop every capability.
+    drop_capabilities: bool,
     memory_limit: Option<u64>,
+    /// `RLIMIT_FSIZE`: no file larger than the memory limit (a file in a
+    /// tmpfs is memory).
+    file_limit: Option<u64>,
 }
 
 impl CallSandbox {
-    /// The private directory (TMPDIR), removed when the call is dropped.
+    /// The private directory (TMPDIR is `tmp` in it), removed when the
+    /// call is dropped.
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
@@ -418,10 +504,26 @@ impl CallSandbox {
 
     /// What the child must apply before exec.
     pub fn child_setup(&self) -> ChildSetup {
+        let metadata = self.namespaces.as_ref().is_some_and(|p| p.mounts.is_some());
+        let seccomp = if self.seccomp && seccomp_supported() {
+            [
+                Some(seccomp::enosys()),
+                (!self.policy.net).then(seccomp::no_sockets),
+                Some(seccomp::allow_list(metadata)),
+            ]
+        } else {
+            [None; 3]
+        };
         ChildSetup {
             ruleset: self.ruleset.as_ref().map(|fd| fd.as_raw_fd()),
-            seccomp: self.seccomp.then(socket_filter),
+            seccomp,
+            drop_capabilities: self.policy.confined,
             memory_limit: self.memory_limit(),
+            file_limit: if self.policy.confined {
+                self.memory_limit()
+            } else {
+                None
+            },
         }
     }
 
@@ -446,7 +548,7 @@ impl CallSandbox {
             None => String::new(),
         };
         format!(
-            "\nnote: the plugin ran confined (--plugin-sandbox=on): it could read {} and the system paths kustom allows (README, \"Security model\"), write only {}, {}; environment {}{mem}.\n  If it needs more, grant it to this plugin in {} (plugin: {:?}, allowRead/allowWrite/allowNet/envPass) or to every plugin of this build with --plugin-allow-read PATH, --plugin-allow-write PATH, --plugin-allow-net, --plugin-env-pass NAME, --plugin-memory-limit BYTES",
+            "\nnote: the plugin ran confined (--plugin-sandbox=on): it could read {} and the system paths kustom allows (README, \"Security model\"), write only {}, {}; environment {}{mem}.\n  If it needs more, grant it to this plugin: `kustom policy allow {:?} --read PATH` (or --write PATH, --net, --env NAME; written to {}), or to every plugin of this build with --plugin-allow-read PATH, --plugin-allow-write PATH, --plugin-allow-net, --plugin-env-pass NAME, --plugin-memory-limit BYTES",
             list(&self.policy.read),
             list(&self.policy.write),
             if self.policy.net { "with the network" } else { "no network (sockets denied)" },
@@ -454,8 +556,8 @@ impl CallSandbox {
                 EnvMode::Inherit => "inherited",
                 EnvMode::Minimal => "minimal (--plugin-env=minimal)",
             },
-            self.policy_path.display(),
             self.plugin,
+            self.policy_path.display(),
         )
     }
 }
@@ -464,22 +566,29 @@ impl ChildSetup {
     /// Apply in the child, between fork and exec. Only async-signal-safe
     /// calls: no allocation, no locks.
     pub fn apply(&self) -> std::io::Result<()> {
+        let confined = self.ruleset.is_some() || self.seccomp.iter().any(Option::is_some);
         // SAFETY: plain system calls on values owned by this process; the
         // pointers passed point to live stack values and static strings.
         unsafe {
-            if let Some(limit) = self.memory_limit {
-                let rl = libc::rlimit {
-                    rlim_cur: limit,
-                    rlim_max: limit,
-                };
-                if libc::setrlimit(libc::RLIMIT_DATA, &rl) != 0 {
-                    return Err(std::io::Error::last_os_error());
+            for (resource, limit) in [
+                (libc::RLIMIT_DATA, self.memory_limit),
+                (libc::RLIMIT_FSIZE, self.file_limit),
+            ] {
+                if let Some(limit) = limit {
+                    let rl = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: limit,
+                    };
+                    if libc::setrlimit(resource, &rl) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
                 }
             }
-            if (self.ruleset.is_some() || self.seccomp.is_some())
-                && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-            {
+            if confined && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if self.drop_capabilities {
+                capabilities::drop_all()?;
             }
             if let Some(fd) = self.ruleset {
                 let proc_self = libc::open(
@@ -510,8 +619,9 @@ impl ChildSetup {
                 if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
+                libc::close(fd);
             }
-            if let Some(program) = self.seccomp {
+            for program in self.seccomp.iter().flatten() {
                 seccompiler::apply_filter(program).map_err(|_| std::io::Error::last_os_error())?;
             }
         }
