@@ -84,15 +84,16 @@ fn builtin_helm_charts_inflate_the_local_chart() {
     let helm = helm_or_skip!();
     let tmp = tempfile::tempdir().expect("temp");
     let tree = repo().join("examples/helm");
-    let grants = support::helm_reads(&helm);
-    let mut args = vec![
+    // No grant: the sandbox lets the builtin read where helm is installed
+    // (here a Python front end in a virtualenv under $HOME), so the
+    // example runs as its comment says.
+    let args = vec![
         "build",
         "--enable-helm",
         "--helm-command",
         s(&helm),
         s(&tree),
     ];
-    args.extend(grants.iter().map(String::as_str));
     let out = ok(&kustom(tmp.path(), &args));
     let want = std::fs::read_to_string(tree.join("expected.yaml")).expect("expected");
     assert_eq!(out, want);

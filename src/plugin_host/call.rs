@@ -16,6 +16,9 @@ use kustom_api::{resource, Error, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+/// The API group of Helm chart generator plugins (the KEP's `Chart` kind).
+const HELM_PLUGIN_GROUP: &str = "helm.kustomize.io";
+
 /// One plugin call about to run: its name, digest and sandbox.
 #[derive(Debug)]
 pub(super) struct Call {
@@ -87,11 +90,21 @@ impl Settings {
             // the cache and handed over by path (KUSTOM_REMOTE_FILES).
             extra_read.extend(self.remote.file_paths());
         }
-        if self.enable_helm && group_of(config) == BUILTIN_GROUP {
-            // The builtin runs helm: its executable and directory, like a plugin's.
+        // The builtin with --enable-helm, and the Helm generator plugins of
+        // group helm.kustomize.io (kustom-helm), run the helm the build names.
+        let runs_helm = match group_of(config).as_str() {
+            BUILTIN_GROUP => self.enable_helm,
+            group => group == HELM_PLUGIN_GROUP,
+        };
+        if runs_helm {
+            // The builtin runs helm: its executable's directory, and where
+            // it is installed (a front end in a virtualenv under $HOME).
             if let Ok(helm) = which::which(&self.helm_command) {
                 let helm = helm.canonicalize().unwrap_or(helm);
                 extra_read.extend(helm.parent().map(Path::to_path_buf));
+                extra_read.extend(crate::plugin_host::sandbox::interpreter::installation(
+                    &helm,
+                ));
             }
         }
         let started = std::time::Instant::now();

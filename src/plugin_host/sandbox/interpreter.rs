@@ -83,6 +83,34 @@ pub fn reads(exe: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Paths to grant for reading so that a tool a plugin runs (the helm the
+/// builtin runs) works where it is installed: its installation prefix,
+/// the interpreter of its `#!` line, and, for a prefix holding a Python
+/// virtualenv (`pyvenv.cfg` there or in `venv/`, `.venv/`: helm's Python
+/// front end, pipx installs), the base interpreter's prefix the
+/// virtualenv's `python` links to.
+pub fn installation(exe: &Path) -> Vec<PathBuf> {
+    let real = exe.canonicalize().unwrap_or_else(|_| exe.to_path_buf());
+    let mut out = reads(&real);
+    let Some(own) = prefix(&real).filter(|d| !covered_by_system(d)) else {
+        return out;
+    };
+    for venv in [own.clone(), own.join("venv"), own.join(".venv")] {
+        let python = venv.join("bin/python");
+        if venv.join("pyvenv.cfg").is_file() {
+            if let Some(base) = python.canonicalize().ok().as_deref().and_then(prefix) {
+                if !covered_by_system(&base) && !out.contains(&base) {
+                    out.push(base);
+                }
+            }
+        }
+    }
+    if !out.iter().any(|o| own.starts_with(o)) {
+        out.push(own);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
