@@ -13,6 +13,7 @@
 pub mod audit;
 mod call;
 pub mod container;
+pub mod container_settings;
 mod encode;
 pub mod exec;
 pub mod helm_overrides;

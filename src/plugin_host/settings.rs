@@ -54,7 +54,7 @@ pub struct Settings {
     /// `--helm-kube-version`, `--helm-api-versions`, `--helm-debug`: chart overrides.
     pub helm_overrides: helm_overrides::HelmOverrides,
     /// Container functions: runtime, `--network`, `--mount`, `--as-current-user`.
-    pub container: Arc<super::container::ContainerSettings>,
+    pub container: Arc<super::container_settings::ContainerSettings>,
 }
 
 /// Counts plugin processes started (for tests and `-v` logging).
