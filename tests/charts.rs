@@ -19,34 +19,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn find_helm() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("KUSTOM_TEST_HELM").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    let prefix = std::env::var_os("KUSTOM_HELM_PREFIX")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/kustom/helm")));
-    if let Some(p) = prefix.map(|p| p.join("bin/helm")).filter(|p| p.is_file()) {
-        return Some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("helm"))
-        .find(|p| p.is_file())
-}
-
-macro_rules! helm_or_skip {
-    () => {
-        match find_helm() {
-            Some(h) => h,
-            None => {
-                support::skip("no helm found: run .ci/install-helm.sh (or set KUSTOM_TEST_HELM)");
-                return;
-            }
-        }
-    };
-}
-
 fn sha256(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes)
         .iter()
@@ -221,7 +193,9 @@ fn kubectl_with_vendored_chart(w: &World, helm: &Path, tgz: &[u8], repo: &str) -
 
 #[test]
 fn chart_repository_cold_warm_locked_offline() {
-    let helm = helm_or_skip!();
+    let Some(helm) = support::helm_or_skip() else {
+        return;
+    };
     let w = World::new();
     let tgz = archive(&w, 3);
     publish(&w, &tgz);
@@ -300,7 +274,9 @@ fn chart_repository_cold_warm_locked_offline() {
 
 #[test]
 fn chart_versions_ranges_and_offline_misses() {
-    let helm = helm_or_skip!();
+    let Some(helm) = support::helm_or_skip() else {
+        return;
+    };
     let w = World::new();
     let tgz = archive(&w, 3);
     publish(&w, &tgz);
@@ -341,7 +317,9 @@ fn chart_versions_ranges_and_offline_misses() {
 
 #[test]
 fn oci_registry_cold_warm_locked_offline() {
-    let helm = helm_or_skip!();
+    let Some(helm) = support::helm_or_skip() else {
+        return;
+    };
     let w = World::new();
     let tgz = archive(&w, 3);
     publish_oci(&w, &tgz);

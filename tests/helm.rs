@@ -15,38 +15,6 @@ use std::process::{Command, Output};
 
 use support::ok;
 
-fn find_helm() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("KUSTOM_TEST_HELM").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    let prefix = std::env::var_os("KUSTOM_HELM_PREFIX")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/kustom/helm")));
-    if let Some(p) = prefix.map(|p| p.join("bin/helm")).filter(|p| p.is_file()) {
-        return Some(p);
-    }
-    which_helm()
-}
-
-fn which_helm() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("helm"))
-        .find(|p| p.is_file())
-}
-
-macro_rules! helm_or_skip {
-    () => {
-        match find_helm() {
-            Some(h) => h,
-            None => {
-                support::skip("no helm found: run .ci/install-helm.sh (or set KUSTOM_TEST_HELM)");
-                return;
-            }
-        }
-    };
-}
-
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -81,7 +49,9 @@ fn helm3_wrapper(dir: &Path, helm: &Path) -> PathBuf {
 
 #[test]
 fn builtin_helm_charts_inflate_the_local_chart() {
-    let helm = helm_or_skip!();
+    let Some(helm) = support::helm_or_skip() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("temp");
     let tree = repo().join("examples/helm");
     // No grant: the sandbox lets the builtin read where helm is installed
@@ -160,7 +130,9 @@ fn missing_helm_command_is_reported() {
 
 #[test]
 fn kep_chart_plugin_inflates_and_references_follow_renames() {
-    let helm = helm_or_skip!();
+    let Some(helm) = support::helm_or_skip() else {
+        return;
+    };
     let plugin = Path::new(env!("CARGO_BIN_EXE_kustom")).with_file_name("kustom-helm");
     if !plugin.is_file() {
         support::skip(&format!(

@@ -42,7 +42,7 @@ pub fn translate(go: &str) -> Result<String, Error> {
                                 push_class_literal(&mut out, ch);
                             }
                         } else {
-                            out.push_str(&regex_escape(&literal));
+                            out.push_str(&regex::escape(&literal));
                         }
                     }
                     'd' | 'D' | 'w' | 'W' | 's' | 'S' => {
@@ -185,11 +185,6 @@ fn push_class_literal(out: &mut String, c: char) {
         out.push('\\');
     }
     out.push(c);
-}
-
-/// Escape every metacharacter of `text`.
-fn regex_escape(text: &str) -> String {
-    regex::escape(text)
 }
 
 #[cfg(test)]

@@ -177,3 +177,32 @@ metadata:
 spec:
   replicas: 5
 ";
+
+/// The helm the tests use: `$KUSTOM_TEST_HELM`, the one `.ci/install-helm.sh`
+/// installed (under `$KUSTOM_HELM_PREFIX`, default `~/.cache/kustom/helm`),
+/// or `helm` on `PATH`; None (with a `SKIPPED:` line) when there is none.
+#[allow(dead_code)] // not every test crate runs helm
+pub fn helm_or_skip() -> Option<PathBuf> {
+    let found = std::env::var_os("KUSTOM_TEST_HELM")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("KUSTOM_HELM_PREFIX")
+                .map(PathBuf::from)
+                .or_else(|| {
+                    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/kustom/helm"))
+                })
+                .map(|p| p.join("bin/helm"))
+                .filter(|p| p.is_file())
+        })
+        .or_else(|| {
+            let path = std::env::var_os("PATH")?;
+            std::env::split_paths(&path)
+                .map(|d| d.join("helm"))
+                .find(|p| p.is_file())
+        });
+    if found.is_none() {
+        skip("no helm found: run .ci/install-helm.sh (or set KUSTOM_TEST_HELM)");
+    }
+    found
+}

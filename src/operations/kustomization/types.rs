@@ -329,16 +329,23 @@ pub static KUSTOMIZATION: Struct = Struct {
 /// Give every key of `v`, a value of type `s`, the spelling of the field
 /// it names, at every depth: Go's JSON decoder matches field names exactly
 /// or else ignoring case (`Target: {Kind: …}` is `target: {kind: …}`).
-/// Map-typed fields (labels, annotations) keep their keys. Under a field of
-/// one of the `strict` types, a key that names no field is returned as
+/// Map-typed fields (labels, annotations) keep their keys. Inside
+/// `replacements`, a key that names no field is returned as
 /// "unknown field `k` in PATH, expected one of …", as kustomize rejects it;
 /// elsewhere it is left for the loader's own checks.
 pub fn fold_field_names(v: &mut Value, s: &'static Struct, path: &str, unknown: &mut Vec<String>) {
-    let strict = std::ptr::eq(s, &REPLACEMENT_FIELD)
-        || std::ptr::eq(s, &SOURCE_SELECTOR)
-        || std::ptr::eq(s, &TARGET_SELECTOR)
-        || std::ptr::eq(s, &FIELD_OPTIONS)
-        || (std::ptr::eq(s, &SELECTOR) && path.starts_with("replacements"));
+    fold_fields(v, s, path, false, unknown);
+}
+
+/// [`fold_field_names`] below `path`; `strict` once the walk is inside
+/// `replacements`, the one field the loader's own decoding leaves untyped.
+fn fold_fields(
+    v: &mut Value,
+    s: &'static Struct,
+    path: &str,
+    strict: bool,
+    unknown: &mut Vec<String>,
+) {
     let Some(map) = v.as_object_mut() else {
         return;
     };
@@ -365,11 +372,12 @@ pub fn fold_field_names(v: &mut Value, s: &'static Struct, path: &str, unknown: 
         } else {
             format!("{path}.{}", field.name)
         };
+        let strict = strict || (path.is_empty() && field.name == "replacements");
         match (&field.ty, &mut child) {
-            (Ty::Obj(inner), c @ Value::Object(_)) => fold_field_names(c, inner, &here, unknown),
+            (Ty::Obj(inner), c @ Value::Object(_)) => fold_fields(c, inner, &here, strict, unknown),
             (Ty::List(inner), Value::Array(items)) => {
                 for (i, item) in items.iter_mut().enumerate() {
-                    fold_field_names(item, inner, &format!("{here}[{i}]"), unknown);
+                    fold_fields(item, inner, &format!("{here}[{i}]"), strict, unknown);
                 }
             }
             _ => {}
