@@ -18,6 +18,7 @@ pub mod sandbox_args;
 pub mod stdout;
 pub mod version;
 
+use crate::plugin_host::exec::fork_server;
 use clap::{CommandFactory, Parser, Subcommand};
 use kustom_api::Error;
 
@@ -30,15 +31,23 @@ use kustom_api::Error;
     after_help = "Examples:\n  kustom build overlays/prod\n  kustom edit set image nginx=nginx:1.27\n  kustom create --autodetect\n  kustom version --short"
 )]
 pub struct Cli {
+    /// Options of every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options of every command.
+#[derive(clap::Args, Debug)]
+pub struct GlobalArgs {
     /// Log what happens (-v: debug, -vv: trace); RUST_LOG works too.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
     /// Say nothing on STDERR but warnings and errors (no "Fetching …" lines).
     #[arg(short, long, global = true)]
     pub quiet: bool,
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
 }
 
 /// Subcommands.
@@ -129,9 +138,14 @@ pub fn main() -> i32 {
     if args.len() >= 3 && args[1] == crate::plugin_host::container::SUPERVISE_SUBCOMMAND {
         return crate::plugin_host::container::supervise(&args[2..]);
     }
+    // Commands that build fork the builtin's server now, while the process
+    // is single-threaded and small (see plugin_host::exec::fork_server).
+    if builds_plugins(&args) {
+        fork_server::start(init_plugin_logging);
+    }
     let cli = parse_args();
-    init_logging(cli.verbose);
-    crate::fetch::progress::set_quiet(cli.quiet);
+    init_logging(cli.global.verbose);
+    crate::fetch::progress::set_quiet(cli.global.quiet);
     match cli.command {
         Command::Version(args) => report(version::run(&args)),
         Command::Edit(cmd) => report(edit::run(&cmd)),
@@ -166,6 +180,9 @@ pub fn main() -> i32 {
 /// that name and the description is kustomize's.
 fn parse_args() -> Cli {
     use clap::FromArgMatches;
+    if let Some(cli) = parse_build_quickly() {
+        return cli;
+    }
     let mut cmd = Cli::command();
     if invoked_name() == "kustomize" {
         cmd = as_kustomize(cmd.name("kustomize"))
@@ -173,6 +190,32 @@ fn parse_args() -> Cli {
     }
     let matches = cmd.get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// `kustom build …` parsed with a tree of the global options and `build`
+/// alone: clap building the whole tree (every `edit` subcommand) costs more
+/// than a small build. The same definitions, so the same result; `None`
+/// when the command is not `build` or the quick parse fails or asks for
+/// help, so that the whole tree gives clap's usual messages.
+fn parse_build_quickly() -> Option<Cli> {
+    use clap::{Args, FromArgMatches};
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let first = args
+        .iter()
+        .skip(1)
+        .find(|a| !a.as_encoded_bytes().starts_with(b"-"))?;
+    if first != "build" {
+        return None;
+    }
+    let cmd = GlobalArgs::augment_args(clap::Command::new("kustom")).subcommand(
+        build_settings::BuildArgs::augment_args(clap::Command::new("build")),
+    );
+    let matches = cmd.try_get_matches_from(&args).ok()?;
+    let (_, sub) = matches.subcommand()?;
+    Some(Cli {
+        global: GlobalArgs::from_arg_matches(&matches).ok()?,
+        command: Command::Build(build_settings::BuildArgs::from_arg_matches(sub).ok()?),
+    })
 }
 
 /// The command tree with `kustom` in examples spelled `kustomize`.
@@ -228,6 +271,24 @@ fn invoked_name() -> String {
         })
         .filter(|n| n == "kustomize")
         .unwrap_or_else(|| "kustom".to_string())
+}
+
+/// Whether the command is `build`, `render` or `diff` (after the global
+/// `-v`/`-q`): a look at the raw arguments before clap parses them. A wrong
+/// guess costs only speed (the builtin is exec'd instead).
+fn builds_plugins(args: &[std::ffi::OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .find(|a| !a.as_encoded_bytes().starts_with(b"-"))
+        .is_some_and(|command| ["build", "render", "diff"].iter().any(|c| command == c))
+}
+
+/// Logging in a builtin process the fork server starts: as the exec'd
+/// builtin does it (only when `RUST_LOG` asks).
+fn init_plugin_logging() {
+    if std::env::var_os("RUST_LOG").is_some() {
+        init_logging(0);
+    }
 }
 
 fn init_logging(verbose: u8) {

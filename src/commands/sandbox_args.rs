@@ -118,6 +118,7 @@ impl SandboxArgs {
                 EnvSwitch::Minimal => EnvMode::Minimal,
             },
             memory_limit: (self.plugin_memory_limit > 0).then_some(self.plugin_memory_limit),
+            ..Sandbox::default()
         })
     }
 

@@ -115,6 +115,9 @@ impl Settings {
             tree: dir,
             read_anywhere: self.load_restrictor == "LoadRestrictionsNone",
             extra_read,
+            // The forked builtin writes nothing and starts nothing; a call
+            // that runs helm is exec'd with a private TMPDIR.
+            private_dir: !(shipped && !runs_helm && exec::fork_server::running()),
         })?;
         tracing::debug!(plugin = %name, us = started.elapsed().as_micros() as u64, "sandbox prepared");
         Ok(Call {
@@ -246,16 +249,25 @@ impl Settings {
             }
         }
         let started = std::time::Instant::now();
-        let out = exec::run(
-            path,
-            &self.args_for(loc, site.op),
-            dir,
-            &env,
-            stdin,
-            self.limits,
-            sandbox,
-        )
-        .map_err(|e| e.context(site))?;
+        let forked = if sandbox.dir().is_none() && matches!(loc, Location::ShippedBuiltin(_)) {
+            exec::run_builtin(site.op, dir, &env, &stdin, self.limits, sandbox)
+                .map_err(|e| e.context(site))?
+        } else {
+            None
+        };
+        let out = match forked {
+            Some(out) => out,
+            None => exec::run(
+                path,
+                &self.args_for(loc, site.op),
+                dir,
+                &env,
+                stdin,
+                self.limits,
+                sandbox,
+            )
+            .map_err(|e| e.context(site))?,
+        };
         tracing::debug!(
             plugin = %path.display(),
             op = site.op,

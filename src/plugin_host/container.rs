@@ -486,6 +486,7 @@ pub fn runtime_sandbox(name: &str, spec: &ContainerSpec, dir: &Path) -> Result<C
         tree: dir,
         read_anywhere: false,
         extra_read: Vec::new(),
+        private_dir: true,
     })
 }
 

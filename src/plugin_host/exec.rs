@@ -13,6 +13,8 @@
 //! STDOUT never outlives the timeout. Processes kustom starts otherwise
 //! (git for remote resources) stay in kustom's session and are left alone.
 
+pub mod fork_server;
+mod pump;
 mod spawn;
 
 use super::sandbox::CallSandbox;
@@ -104,11 +106,11 @@ pub fn run(
     let cwd_c = CString::new(cwd.as_os_str().as_bytes()).map_err(|_| bad("the directory"))?;
     let tmp_parent = sandbox
         .dir()
-        .parent()
+        .and_then(Path::parent)
         .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok());
     let tmp_name = sandbox
         .dir()
-        .file_name()
+        .and_then(Path::file_name)
         .and_then(|n| CString::new(n.as_bytes()).ok());
     let argv_ptrs = spawn::pointers(&argv);
     let envp_ptrs = spawn::pointers(&envp);
@@ -277,6 +279,87 @@ pub fn run(
         elapsed,
         note,
     })
+}
+
+/// Run the shipped builtin's `op` through the fork server (see
+/// [`fork_server`]): the same call as [`run`] with kustom's own executable,
+/// without an exec. `Ok(None)`: the server is not running or refused the
+/// call, so the caller takes [`run`].
+pub fn run_builtin(
+    op: &str,
+    cwd: &Path,
+    env: &[(&str, String)],
+    stdin: &[u8],
+    limits: Limits,
+    sandbox: &CallSandbox,
+) -> Result<Option<Output>, Error> {
+    if !fork_server::running() {
+        return Ok(None);
+    }
+    let started = Instant::now();
+    let envp = environment(sandbox, env)
+        .map_err(|_| Error::new("cannot start the builtin: the environment contains a NUL byte"))?
+        .into_iter()
+        .map(CString::into_bytes)
+        .collect();
+    let child = {
+        // Held from the clone to the registration, as in `run`.
+        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(child) =
+            fork_server::spawn(op, cwd, envp, sandbox.confinement(), sandbox.ruleset_fd())
+                .map_err(|e| Error::new(format!("cannot start the builtin: {e}")))?
+        else {
+            return Ok(None);
+        };
+        live.push(child.pid);
+        child
+    };
+    let pid = child.pid;
+    let pumped = pump::pump(
+        child.stdin,
+        stdin,
+        child.stdout,
+        child.stderr,
+        started + limits.timeout,
+        limits.max_output,
+        STDERR_CAP,
+    );
+    if pumped.timed_out || pumped.overflow {
+        stop(pid);
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child (the server cloned it as a sibling).
+    let waited = unsafe { libc::waitpid(pid, &mut status, 0) } == pid;
+    LIVE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|p| *p != pid);
+    let elapsed = started.elapsed();
+    let code = waited
+        .then(|| libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)))
+        .flatten();
+    sandbox.set_finished(code, elapsed);
+    let note = sandbox.explain();
+    if pumped.timed_out {
+        return Err(Error::new(format!(
+            "timed out after {:?} (--plugin-timeout) and was killed{}{note}",
+            limits.timeout,
+            stderr_tail(&pumped.stderr)
+        )));
+    }
+    if pumped.overflow {
+        return Err(Error::new(format!(
+            "wrote more than {} bytes to STDOUT (raise --plugin-max-output){}",
+            limits.max_output,
+            stderr_tail(&pumped.stderr)
+        )));
+    }
+    Ok(Some(Output {
+        status: code,
+        stdout: pumped.stdout,
+        stderr: pumped.stderr,
+        elapsed,
+        note,
+    }))
 }
 
 /// The environment of the plugin: the build's (or none, with

@@ -278,7 +278,11 @@ fn invoke(
     let cfg = yaml::to_yaml(config);
     let root_only = settings.load_restrictor != "LoadRestrictionsNone";
     let extra = plugin_args(config, dir, root_only).map_err(|e| e.context(site))?;
-    let file = TempConfig::create(sandbox.dir(), &cfg).map_err(|e| e.context(site))?;
+    // Legacy calls always get a private directory (see `Settings::begin`).
+    let private = sandbox
+        .dir()
+        .ok_or_else(|| Error::new(format!("{site}: no private directory for the config file")))?;
+    let file = TempConfig::create(private, &cfg).map_err(|e| e.context(site))?;
     let file_arg = file.0.display().to_string();
     let mut args: Vec<&str> = vec![&file_arg];
     args.extend(extra.iter().map(String::as_str));

@@ -44,6 +44,20 @@ pub type GenerateFn = fn(&Value, &Ctx) -> Result<Vec<Value>, Error>;
 /// A transformer: config and all resources; edits, adds or removes in place.
 pub type TransformFn = fn(&Value, &mut Vec<Value>, &Ctx) -> Result<(), Error>;
 
+/// Tables the builtin builds on first use, cheapest first. A process that
+/// forks builtin calls (kustom's fork server) builds them ahead of the
+/// calls, once, instead of once per call.
+pub const PRELOAD: &[fn()] = &[
+    || drop(kustom_api::fieldspec::TransformerConfig::defaults()),
+    || {
+        kustom_api::resource::is_cluster_scoped("v1", "Namespace");
+        kustom_api::resource::is_precomputed_type("v1", "ConfigMap");
+    },
+    || {
+        kustom_api::schema::Schema::builtin();
+    },
+];
+
 /// The generator for a builtin kind, if it is one.
 pub fn generator(kind: &str) -> Option<GenerateFn> {
     Some(match kind {

@@ -96,7 +96,8 @@ pub enum Report {
     Missing,
 }
 
-fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+/// A pipe whose ends close on exec.
+pub(super) fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: pipe2 writes two descriptors into the array.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -274,7 +275,7 @@ impl Layout {
 }
 
 /// Close every descriptor from `first` on.
-unsafe fn close_from(first: RawFd) {
+pub(super) unsafe fn close_from(first: RawFd) {
     if libc::syscall(
         libc::SYS_close_range,
         first as libc::c_uint,

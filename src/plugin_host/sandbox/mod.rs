@@ -40,9 +40,10 @@ use landlock::{
 };
 use policy::{Grants, PolicyFile};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Which environment a plugin gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -71,7 +72,18 @@ pub struct Sandbox {
     pub env: EnvMode,
     /// `--plugin-memory-limit` in bytes (`RLIMIT_DATA`); None: unlimited.
     pub memory_limit: Option<u64>,
+    /// Landlock rulesets of calls without a private directory, by what
+    /// they allow: one ruleset serves every such call with the same paths
+    /// (a ruleset is applied, not consumed, by `landlock_restrict_self`).
+    pub rulesets: RulesetCache,
 }
+
+/// Rulesets by (read paths, write paths, network), shared by the clones
+/// of a build's settings.
+#[derive(Debug, Clone, Default)]
+pub struct RulesetCache(Arc<Mutex<RulesetMap>>);
+
+type RulesetMap = HashMap<(Vec<PathBuf>, Vec<PathBuf>, bool), Arc<OwnedFd>>;
 
 impl Default for Sandbox {
     fn default() -> Self {
@@ -81,6 +93,7 @@ impl Default for Sandbox {
             policy: PolicyFile::default(),
             env: EnvMode::Inherit,
             memory_limit: Some(DEFAULT_MEMORY_LIMIT),
+            rulesets: RulesetCache::default(),
         }
     }
 }
@@ -109,6 +122,10 @@ pub struct Subject<'a> {
     pub read_anywhere: bool,
     /// More paths this call must read (the helm executable for the builtin).
     pub extra_read: Vec<PathBuf>,
+    /// Whether the call gets a private directory (its TMPDIR) and a mount
+    /// namespace. The forked builtin needs neither: it writes nothing and
+    /// starts no process.
+    pub private_dir: bool,
 }
 
 /// The policy a call ran under, as the audit log and error messages show it.
@@ -133,12 +150,12 @@ pub struct Policy {
 /// Landlock ruleset and the environment.
 #[derive(Debug)]
 pub struct CallSandbox {
-    dir: tempfile::TempDir,
+    dir: Option<tempfile::TempDir>,
     /// The policy applied.
     pub policy: Policy,
     /// The plugin's name (for messages).
     pub plugin: String,
-    ruleset: Option<OwnedFd>,
+    ruleset: Option<Arc<OwnedFd>>,
     seccomp: bool,
     /// The call's namespaces (None: the kernel allows none).
     pub namespaces: Option<namespaces::Plan>,
@@ -229,15 +246,21 @@ impl Sandbox {
     /// Prepare one call of `subject`: its private directory, environment and
     /// ruleset. Refuses third-party plugins when the kernel cannot confine them.
     pub fn prepare(&self, subject: &Subject<'_>) -> Result<CallSandbox, Error> {
-        let dir = tempfile::Builder::new()
-            .prefix("kustom-plugin-")
-            .tempdir()
-            .map_err(|e| {
-                Error::new(format!(
-                    "creating the private temporary directory for {}: {e}",
-                    subject.name
-                ))
-            })?;
+        let dir = if subject.private_dir {
+            Some(
+                tempfile::Builder::new()
+                    .prefix("kustom-plugin-")
+                    .tempdir()
+                    .map_err(|e| {
+                        Error::new(format!(
+                            "creating the private temporary directory for {}: {e}",
+                            subject.name
+                        ))
+                    })?,
+            )
+        } else {
+            None
+        };
         if let Some(near) = self.policy.near_miss(subject.name) {
             return Err(Error::new(format!(
                 "{} grants {near:?}, but the plugin about to run is {:?} ({}): did you mean {:?}? Correct the name (an entry for both names, even an empty one, says they are two plugins)",
@@ -252,26 +275,28 @@ impl Sandbox {
         // TMPDIR is `tmp` inside the private directory: kustom puts the
         // files it hands the plugin (a legacy plugin's config) beside it,
         // and a confined call gets a fresh tmpfs there.
-        let tmp = dir.path().join("tmp");
-        {
+        let tmp = dir.as_ref().map(|d| d.path().join("tmp"));
+        if let (Some(dir), Some(tmp)) = (&dir, &tmp) {
             use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
             // Private: nobody else may look at, or run, what the plugin leaves.
             std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
-                .and_then(|()| std::fs::DirBuilder::new().mode(0o700).create(&tmp))
+                .and_then(|()| std::fs::DirBuilder::new().mode(0o700).create(tmp))
                 .map_err(|e| Error::new(format!("creating {}: {e}", tmp.display())))?;
         }
-        let home = tmp.join("home");
+        let home = tmp.as_ref().map(|t| t.join("home"));
         let mut env = Vec::new();
-        if self.enabled {
+        if let (true, Some(tmp)) = (self.enabled, &tmp) {
             env.push(("TMPDIR".to_string(), tmp.display().to_string()));
         }
         let clear_env = self.enabled && env_mode == EnvMode::Minimal;
-        if self.enabled {
+        if self.enabled && tracing::enabled!(tracing::Level::DEBUG) {
             report_features();
         }
         if clear_env {
             explain_minimal_env(&grants.env_pass);
-            env.push(("HOME".to_string(), home.display().to_string()));
+            if let Some(home) = &home {
+                env.push(("HOME".to_string(), home.display().to_string()));
+            }
             for (k, v) in std::env::vars_os() {
                 let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else {
                     continue;
@@ -306,8 +331,8 @@ impl Sandbox {
         }
         read.extend(subject.extra_read.iter().cloned());
         read.extend(grants.read.iter().cloned());
-        read.push(dir.path().to_path_buf());
-        let mut write = vec![tmp.clone()];
+        read.extend(dir.as_ref().map(|d| d.path().to_path_buf()));
+        let mut write: Vec<PathBuf> = tmp.iter().cloned().collect();
         write.extend(grants.write.iter().cloned());
         let policy = Policy {
             confined: self.enabled,
@@ -331,7 +356,7 @@ impl Sandbox {
                 );
                 None
             } else {
-                Some(build_ruleset(&policy).map_err(|e| {
+                Some(self.ruleset(&policy, dir.is_none()).map_err(|e| {
                     Error::new(format!(
                         "preparing the sandbox of {} ({}): {e}",
                         subject.name,
@@ -342,18 +367,23 @@ impl Sandbox {
         } else {
             None
         };
-        let ns = namespaces::plan(
-            self.enabled && ruleset.is_some(),
-            &policy.write,
-            &tmp,
-            self.memory_limit,
-            AccessFs::from_all(ABI::from(landlock_abi())).bits(),
-        );
+        let ns = match &tmp {
+            Some(tmp) => namespaces::plan(
+                self.enabled && ruleset.is_some(),
+                &policy.write,
+                tmp,
+                self.memory_limit,
+                AccessFs::from_all(ABI::from(landlock_abi())).bits(),
+            ),
+            None => None,
+        };
         // Without a mount namespace the private directory is the host's:
         // HOME is made there (with one, the init makes it in the tmpfs).
-        if self.enabled && ns.as_ref().is_none_or(|p| p.mounts.is_none()) {
-            std::fs::create_dir(&home)
-                .map_err(|e| Error::new(format!("creating {}: {e}", home.display())))?;
+        if let (true, Some(home)) = (self.enabled, &home) {
+            if ns.as_ref().is_none_or(|p| p.mounts.is_none()) {
+                std::fs::create_dir(home)
+                    .map_err(|e| Error::new(format!("creating {}: {e}", home.display())))?;
+            }
         }
         Ok(CallSandbox {
             dir,
@@ -367,6 +397,24 @@ impl Sandbox {
             policy_path: self.policy.path.clone(),
             finished: std::cell::Cell::new(None),
         })
+    }
+}
+
+impl Sandbox {
+    /// The Landlock ruleset of `policy`; shared between calls when
+    /// `reusable` (no private directory, so nothing unique to the call).
+    fn ruleset(&self, policy: &Policy, reusable: bool) -> Result<Arc<OwnedFd>, String> {
+        if !reusable {
+            return build_ruleset(policy).map(Arc::new);
+        }
+        let key = (policy.read.clone(), policy.write.clone(), policy.net);
+        let mut cache = self.rulesets.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(fd) = cache.get(&key) {
+            return Ok(fd.clone());
+        }
+        let fd = Arc::new(build_ruleset(policy)?);
+        cache.insert(key, fd.clone());
+        Ok(fd)
     }
 }
 
@@ -470,6 +518,28 @@ fn build_ruleset(policy: &Policy) -> Result<OwnedFd, String> {
     fd.ok_or_else(|| "the kernel did not create a Landlock ruleset".to_string())
 }
 
+/// What confines a plugin process, as plain values: what the fork server
+/// receives over its socket and turns into a [`ChildSetup`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Confinement {
+    /// Install the seccomp allow-list (and the ENOSYS and socket filters).
+    pub seccomp: bool,
+    /// Sockets may be made (a network grant).
+    pub net: bool,
+    /// Metadata calls are allowed (only under a read-only mount namespace).
+    pub metadata: bool,
+    /// With `seccomp`: the shipped builtin's short allow-list instead of
+    /// the general one (the fork server's builtin processes).
+    pub builtin: bool,
+    /// Drop every capability.
+    pub drop_capabilities: bool,
+    /// `RLIMIT_DATA`.
+    pub memory_limit: Option<u64>,
+    /// `RLIMIT_FSIZE`: no file larger than the memory limit (a file in a
+    /// tmpfs is memory).
+    pub file_limit: Option<u64>,
+}
+
 /// What the child applies between fork and exec: plain values only.
 #[derive(Debug, Clone, Copy)]
 pub struct ChildSetup {
@@ -480,16 +550,40 @@ pub struct ChildSetup {
     /// Drop every capability.
     drop_capabilities: bool,
     memory_limit: Option<u64>,
-    /// `RLIMIT_FSIZE`: no file larger than the memory limit (a file in a
-    /// tmpfs is memory).
     file_limit: Option<u64>,
+}
+
+impl ChildSetup {
+    /// The setup of `confinement` with the Landlock ruleset `ruleset`
+    /// (compiles the seccomp programs on first use, so call it before a
+    /// fork, never after).
+    pub fn new(confinement: Confinement, ruleset: Option<RawFd>) -> ChildSetup {
+        let supported = seccomp_supported();
+        let all = confinement.seccomp && supported;
+        let seccomp = if confinement.builtin {
+            [all.then(seccomp::builtin_allow_list), None, None]
+        } else {
+            [
+                all.then(seccomp::enosys),
+                (all && !confinement.net).then(seccomp::no_sockets),
+                all.then(|| seccomp::allow_list(confinement.metadata)),
+            ]
+        };
+        ChildSetup {
+            ruleset,
+            seccomp,
+            drop_capabilities: confinement.drop_capabilities,
+            memory_limit: confinement.memory_limit,
+            file_limit: confinement.file_limit,
+        }
+    }
 }
 
 impl CallSandbox {
     /// The private directory (TMPDIR is `tmp` in it), removed when the
     /// call is dropped.
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_ref().map(|d| d.path())
     }
 
     /// Note how the process ended (exit status, wall-clock time).
@@ -504,31 +598,30 @@ impl CallSandbox {
 
     /// What the child must apply before exec.
     pub fn child_setup(&self) -> ChildSetup {
-        let metadata = self.namespaces.as_ref().is_some_and(|p| p.mounts.is_some());
-        let seccomp = if self.seccomp && seccomp_supported() {
-            [
-                Some(seccomp::enosys()),
-                (!self.policy.net).then(seccomp::no_sockets),
-                Some(seccomp::allow_list(metadata)),
-            ]
-        } else {
-            [None; 3]
-        };
-        ChildSetup {
-            ruleset: self.ruleset.as_ref().map(|fd| fd.as_raw_fd()),
-            seccomp,
-            drop_capabilities: self.policy.confined,
-            memory_limit: self.memory_limit(),
-            file_limit: if self.policy.confined {
-                self.memory_limit()
+        ChildSetup::new(self.confinement(), self.ruleset_fd())
+    }
+
+    /// The confinement of this call as plain values.
+    pub fn confinement(&self) -> Confinement {
+        let confined = self.policy.confined;
+        Confinement {
+            seccomp: self.seccomp,
+            net: self.policy.net,
+            metadata: self.namespaces.as_ref().is_some_and(|p| p.mounts.is_some()),
+            builtin: false,
+            drop_capabilities: confined,
+            memory_limit: self.policy.memory_limit,
+            file_limit: if confined {
+                self.policy.memory_limit
             } else {
                 None
             },
         }
     }
 
-    fn memory_limit(&self) -> Option<u64> {
-        self.policy.memory_limit
+    /// The prepared Landlock ruleset, if the call is confined by one.
+    pub fn ruleset_fd(&self) -> Option<RawFd> {
+        self.ruleset.as_ref().map(|fd| fd.as_raw_fd())
     }
 
     /// For an error message: that the plugin ran confined, what it was
@@ -550,7 +643,7 @@ impl CallSandbox {
         format!(
             "\nnote: the plugin ran confined (--plugin-sandbox=on): it could read {} and the system paths kustom allows (README, \"Security model\"), write only {}, {}; environment {}{mem}.\n  If it needs more, grant it to this plugin: `kustom policy allow {:?} --read PATH` (or --write PATH, --net, --env NAME; written to {}), or to every plugin of this build with --plugin-allow-read PATH, --plugin-allow-write PATH, --plugin-allow-net, --plugin-env-pass NAME, --plugin-memory-limit BYTES",
             list(&self.policy.read),
-            list(&self.policy.write),
+            if self.policy.write.is_empty() { "nothing".to_string() } else { list(&self.policy.write) },
             if self.policy.net { "with the network" } else { "no network (sockets denied)" },
             match self.policy.env {
                 EnvMode::Inherit => "inherited",

@@ -365,6 +365,99 @@ pub fn no_sockets() -> &'static BpfProgram {
     P.get_or_init(|| deny(&[libc::SYS_socket, libc::SYS_io_uring_setup], libc::EACCES))
 }
 
+/// The shipped builtin's own allow-list, used when the fork server starts
+/// it: the calls it makes after confining itself (read and write its
+/// pipes, read the tree, memory, the runtime's bookkeeping, exit), drawn
+/// from tracing it over the conformance cases. Nothing else: no process,
+/// program, signal, socket, metadata change or new file. Far shorter than
+/// [`allow_list`], so it costs less to load and to run.
+pub const BUILTIN_ALLOWED: &[Group] = &[
+    Group {
+        reason: "its pipes and the files of the tree",
+        calls: calls!(
+            SYS_read,
+            SYS_write,
+            SYS_readv,
+            SYS_writev,
+            SYS_pread64,
+            SYS_lseek,
+            SYS_close,
+            SYS_fcntl,
+            SYS_newfstatat,
+            SYS_fstat,
+            SYS_statx,
+            SYS_readlinkat,
+            SYS_getdents64,
+            SYS_getcwd,
+            SYS_faccessat,
+            SYS_faccessat2,
+        ),
+    },
+    Group {
+        reason: "private memory",
+        calls: calls!(SYS_brk, SYS_munmap, SYS_mremap, SYS_mprotect, SYS_madvise),
+    },
+    Group {
+        reason: "the runtime: locks, signals for panics, randomness for hash maps, clocks, exit",
+        calls: calls!(
+            SYS_futex,
+            SYS_sched_yield,
+            SYS_sched_getaffinity,
+            SYS_getrandom,
+            SYS_rt_sigaction,
+            SYS_rt_sigprocmask,
+            SYS_rt_sigreturn,
+            SYS_sigaltstack,
+            SYS_clock_gettime,
+            SYS_clock_getres,
+            SYS_getpid,
+            SYS_gettid,
+            SYS_exit,
+            SYS_exit_group,
+        ),
+    },
+    #[cfg(target_arch = "x86_64")]
+    Group {
+        reason: "the older x86-64 forms",
+        calls: calls!(SYS_readlink, SYS_stat, SYS_lstat, SYS_access),
+    },
+];
+
+/// The builtin's program (see [`BUILTIN_ALLOWED`]): opening only without
+/// creating, mapping only private memory.
+pub fn builtin_allow_list() -> &'static BpfProgram {
+    static P: OnceLock<BpfProgram> = OnceLock::new();
+    P.get_or_init(|| {
+        let mut map: BTreeMap<i64, Vec<SeccompRule>> = BUILTIN_ALLOWED
+            .iter()
+            .flat_map(|g| g.calls.iter())
+            .map(|&nr| (nr, Vec::new()))
+            .collect();
+        map.insert(
+            libc::SYS_openat,
+            vec![rule(vec![cond(2, Len::Dword, Op::MaskedEq(O_CREATES), 0)])],
+        );
+        #[cfg(target_arch = "x86_64")]
+        map.insert(
+            libc::SYS_open,
+            vec![rule(vec![cond(1, Len::Dword, Op::MaskedEq(O_CREATES), 0)])],
+        );
+        map.insert(
+            libc::SYS_mmap,
+            vec![rule(vec![cond(3, Len::Dword, Op::MaskedEq(0x01), 0)])],
+        );
+        compile(
+            SeccompFilter::new(
+                map,
+                SeccompAction::Errno(libc::EPERM as u32),
+                SeccompAction::Allow,
+                arch(),
+            )
+            .expect("a fixed, valid seccomp filter"),
+        )
+    })
+}
+
 fn deny(calls: &[i64], errno: i32) -> BpfProgram {
     let map = calls.iter().map(|&nr| (nr, Vec::new())).collect();
     compile(
@@ -416,5 +509,22 @@ mod tests {
         assert!(!allow_list(false).is_empty());
         assert!(!enosys().is_empty());
         assert!(!no_sockets().is_empty());
+        assert!(!builtin_allow_list().is_empty());
+        let builtin: Vec<i64> = BUILTIN_ALLOWED
+            .iter()
+            .flat_map(|g| g.calls.iter().copied())
+            .collect();
+        for nr in [
+            libc::SYS_clone,
+            libc::SYS_clone3,
+            libc::SYS_execve,
+            libc::SYS_socket,
+            libc::SYS_kill,
+            libc::SYS_fchmod,
+            libc::SYS_prlimit64,
+            libc::SYS_memfd_create,
+        ] {
+            assert!(!builtin.contains(&nr), "{nr} is allowed to the builtin");
+        }
     }
 }

@@ -1,0 +1,455 @@
+//! The fork server: the shipped builtin without an `exec` per call.
+//!
+//! Starting the builtin the ordinary way (clone, exec kustom's own
+//! executable, dynamic loading, the allocator's start, page faults) cost
+//! about 1.5 ms per call on the project's 2-core machines: more than the
+//! work of a small kustomization, and 180 starts for a 90-root `render`.
+//! So `build`, `render` and `diff` fork one copy of kustom at their start,
+//! while they are still single-threaded and before they read any file:
+//! the fork server. For each builtin call the core sends it the call over
+//! a UNIX socket (the three pipe ends and the Landlock ruleset go along as
+//! `SCM_RIGHTS`), and the server clones a child with `CLONE_PARENT`, which
+//! makes it the core's own child: the core waits for it, times it out and
+//! kills it like any plugin process.
+//!
+//! The child takes a session of its own and a parent-death signal, takes
+//! the pipes as STDIN/STDOUT/STDERR, sets the call's environment and
+//! working directory, confines itself as an exec'd builtin would (limits,
+//! `no_new_privs`, no capabilities, the call's Landlock ruleset, the
+//! seccomp allow-list) plus a filter that refuses starting any process or
+//! program, runs the builtin and exits. It is still a separate process that
+//! exchanges Resource Config over STDIN/STDOUT, and its memory is what the
+//! server was forked with: no file of the tree, no other call's data.
+//!
+//! Calls that start processes (the builtin's Helm generator with
+//! `--enable-helm`) take the exec path.
+
+use super::super::sandbox::{ChildSetup, Confinement};
+use super::spawn::{close_from, pipe};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+
+/// The server as the core sees it.
+struct Server {
+    /// The core's end of the socket; one request and its answer at a time.
+    socket: Mutex<OwnedFd>,
+}
+
+static SERVER: OnceLock<Server> = OnceLock::new();
+
+/// Largest request (the call's environment, mostly).
+const MAX_REQUEST: usize = 1 << 20;
+
+/// One builtin call, as sent to the server.
+#[derive(Serialize, Deserialize)]
+struct Request {
+    /// `generate` or `transform`.
+    op: String,
+    /// The working directory (bytes: paths need not be UTF-8).
+    cwd: Vec<u8>,
+    /// The whole environment, `NAME=value`.
+    env: Vec<Vec<u8>>,
+    /// What confines the child.
+    confinement: Confinement,
+    /// Whether a Landlock ruleset descriptor follows the three pipes.
+    ruleset: bool,
+}
+
+/// A builtin process the server started: the core's child.
+pub struct Started {
+    /// Its process id.
+    pub pid: i32,
+    /// Its STDIN.
+    pub stdin: File,
+    /// Its STDOUT.
+    pub stdout: File,
+    /// Its STDERR.
+    pub stderr: File,
+}
+
+/// Start the fork server (once). Call only while the process has a single thread (the server is a fork of
+/// it that keeps running Rust code), and as early as possible: the smaller
+/// the process, the cheaper the fork of each call. `child_init` runs first
+/// in each builtin process (logging, when `RUST_LOG` asks for it). When
+/// the fork fails, builtin calls take the exec path.
+pub fn start(child_init: fn()) {
+    if SERVER.get().is_some() {
+        return;
+    }
+    let mut pair = [0; 2];
+    // SAFETY: socketpair writes two descriptors into the array.
+    let rc = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            pair.as_mut_ptr(),
+        )
+    };
+    if rc != 0 {
+        tracing::debug!(
+            "fork server: socketpair: {}",
+            std::io::Error::last_os_error()
+        );
+        return;
+    }
+    // SAFETY: fresh descriptors we own.
+    let (core_end, server_end) =
+        unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
+    // SAFETY: getpid takes nothing.
+    let core = unsafe { libc::getpid() };
+    // SAFETY: the process is single-threaded (the caller's promise), so the
+    // child may run any code; it never returns from `serve`.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        drop(core_end);
+        serve(server_end, core, child_init);
+    }
+    if pid < 0 {
+        tracing::debug!("fork server: fork: {}", std::io::Error::last_os_error());
+        return;
+    }
+    drop(server_end);
+    let _ = SERVER.set(Server {
+        socket: Mutex::new(core_end),
+    });
+}
+
+/// Whether builtin calls can go to the fork server.
+pub fn running() -> bool {
+    SERVER.get().is_some()
+}
+
+/// Have the server start the builtin for `op` in `cwd` with the whole
+/// environment `env` (`NAME=value`), confined by `confinement` (what the
+/// server did not apply to itself already) and the Landlock ruleset
+/// `ruleset`. `Ok(None)`: the server is gone or refused
+/// the request; the caller takes the exec path.
+pub fn spawn(
+    op: &str,
+    cwd: &Path,
+    env: Vec<Vec<u8>>,
+    confinement: Confinement,
+    ruleset: Option<RawFd>,
+) -> std::io::Result<Option<Started>> {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(server) = SERVER.get() else {
+        return Ok(None);
+    };
+    let request = Request {
+        op: op.to_string(),
+        cwd: cwd.as_os_str().as_bytes().to_vec(),
+        env,
+        confinement,
+        ruleset: ruleset.is_some(),
+    };
+    let body = serde_json::to_vec(&request).map_err(std::io::Error::other)?;
+    if body.len() > MAX_REQUEST {
+        return Ok(None);
+    }
+    let (stdin_r, stdin_w) = pipe()?;
+    let (stdout_r, stdout_w) = pipe()?;
+    let (stderr_r, stderr_w) = pipe()?;
+    let mut fds = vec![
+        stdin_r.as_raw_fd(),
+        stdout_w.as_raw_fd(),
+        stderr_w.as_raw_fd(),
+    ];
+    fds.extend(ruleset);
+    let socket = server.socket.lock().unwrap_or_else(|e| e.into_inner());
+    if send_with_fds(socket.as_raw_fd(), &body, &fds).is_err() {
+        return Ok(None);
+    }
+    let mut answer = [0u8; 4];
+    // SAFETY: reading into a local buffer of its length.
+    let n = unsafe { libc::recv(socket.as_raw_fd(), answer.as_mut_ptr().cast(), 4, 0) };
+    drop(socket);
+    if n != 4 {
+        return Ok(None);
+    }
+    let pid = i32::from_ne_bytes(answer);
+    if pid <= 0 {
+        tracing::debug!(
+            "fork server refused a call: {}",
+            std::io::Error::from_raw_os_error(-pid)
+        );
+        return Ok(None);
+    }
+    Ok(Some(Started {
+        pid,
+        stdin: File::from(stdin_w),
+        stdout: File::from(stdout_r),
+        stderr: File::from(stderr_r),
+    }))
+}
+
+/// Space for the control message carrying up to four descriptors.
+const CMSG_SPACE: usize = 64;
+
+fn send_with_fds(socket: RawFd, body: &[u8], fds: &[RawFd]) -> std::io::Result<()> {
+    let mut control = [0u8; CMSG_SPACE];
+    let fds_len = std::mem::size_of_val(fds);
+    // SAFETY: the message header points at live local buffers; CMSG_* walk
+    // the control buffer, which is large enough for four descriptors.
+    unsafe {
+        let mut iov = libc::iovec {
+            iov_base: body.as_ptr() as *mut libc::c_void,
+            iov_len: body.len(),
+        };
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(fds_len as u32) as usize;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(fds_len as u32) as usize;
+        std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg).cast(), fds.len());
+        if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Receive one request: its body and descriptors. `None`: the core closed
+/// its end (or the socket failed).
+fn receive(socket: RawFd) -> Option<(Vec<u8>, Vec<OwnedFd>)> {
+    let mut control = [0u8; CMSG_SPACE];
+    loop {
+        // The request's length first (MSG_TRUNC reports a datagram's whole
+        // length), so that the buffer is only as large as the request.
+        // SAFETY: peeking with a null buffer of length zero.
+        let len = unsafe {
+            libc::recv(
+                socket,
+                std::ptr::null_mut(),
+                0,
+                libc::MSG_PEEK | libc::MSG_TRUNC,
+            )
+        };
+        if len < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        if len <= 0 {
+            return None;
+        }
+        let mut buf = vec![0u8; (len as usize).min(MAX_REQUEST)];
+        // SAFETY: as in `send_with_fds`; received descriptors are taken
+        // into `OwnedFd`s at once.
+        unsafe {
+            let mut iov = libc::iovec {
+                iov_base: buf.as_mut_ptr().cast(),
+                iov_len: buf.len(),
+            };
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = control.len();
+            let n = libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC);
+            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            if n <= 0 {
+                return None;
+            }
+            let mut fds = Vec::new();
+            let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+            while !cmsg.is_null() {
+                if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                    let data = libc::CMSG_DATA(cmsg) as *const RawFd;
+                    let count = ((*cmsg).cmsg_len - libc::CMSG_LEN(0) as usize)
+                        / std::mem::size_of::<RawFd>();
+                    for i in 0..count {
+                        fds.push(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));
+                    }
+                }
+                cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+            }
+            if msg.msg_flags & (libc::MSG_TRUNC | libc::MSG_CTRUNC) != 0 {
+                buf.clear();
+            }
+            buf.truncate(n as usize);
+            return Some((buf, fds));
+        }
+    }
+}
+
+/// The server: answer requests until the core goes away. Never returns.
+fn serve(socket: OwnedFd, core: libc::pid_t, child_init: fn()) -> ! {
+    // SAFETY: plain system calls in the single-threaded server.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        if libc::getppid() != core {
+            libc::_exit(0);
+        }
+        // Hold none of the core's descriptors (a reader of the core's
+        // STDOUT must see it close when the core ends): the socket goes
+        // to 3, the standard ones to /dev/null.
+        let high = libc::fcntl(socket.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 16);
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
+        for fd in 0..3 {
+            if null >= 0 {
+                libc::dup2(null, fd);
+            }
+        }
+        if high < 0 || libc::dup3(high, 3, libc::O_CLOEXEC) < 0 {
+            libc::_exit(1);
+        }
+        close_from(4);
+        std::mem::forget(socket);
+    }
+    const SOCKET: RawFd = 3;
+    // The children's filter, compiled once here.
+    let _ = ChildSetup::new(
+        for_child(&Confinement {
+            seccomp: true,
+            ..Confinement::default()
+        }),
+        None,
+    );
+    // The builtin's cheap tables now, the rest between calls.
+    let mut preload = kustom_builtin::PRELOAD.iter();
+    for step in preload.by_ref().take(2) {
+        step();
+    }
+    let mut served = 0usize;
+    loop {
+        // Only after the first call: a step must not hold up a call that
+        // is about to come, and a small build makes one call in all.
+        if served > 0 && idle(SOCKET) {
+            if let Some(step) = preload.next() {
+                step();
+                continue;
+            }
+        }
+        let Some((body, fds)) = receive(SOCKET) else {
+            // SAFETY: ending the server.
+            unsafe { libc::_exit(0) }
+        };
+        let answer = match serde_json::from_slice::<Request>(&body) {
+            Ok(request) if fds.len() == 3 + usize::from(request.ruleset) => {
+                let setup = ChildSetup::new(for_child(&request.confinement), None);
+                // SAFETY: a raw clone without a new stack behaves as fork;
+                // the server is single-threaded, so the child may run any code.
+                let pid = unsafe {
+                    libc::syscall(
+                        libc::SYS_clone,
+                        (libc::CLONE_PARENT | libc::SIGCHLD) as u64,
+                        0usize,
+                        0usize,
+                        0usize,
+                        0usize,
+                    )
+                };
+                if pid == 0 {
+                    child(&request, &fds, setup, core, child_init);
+                }
+                if pid < 0 {
+                    -std::io::Error::last_os_error()
+                        .raw_os_error()
+                        .unwrap_or(libc::EAGAIN)
+                } else {
+                    pid as i32
+                }
+            }
+            _ => -libc::EINVAL,
+        };
+        drop(fds);
+        served += 1;
+        // SAFETY: sending a local buffer.
+        unsafe {
+            libc::send(
+                SOCKET,
+                answer.to_ne_bytes().as_ptr().cast(),
+                4,
+                libc::MSG_NOSIGNAL,
+            );
+        }
+    }
+}
+
+/// Whether no request is waiting.
+fn idle(socket: RawFd) -> bool {
+    let mut p = libc::pollfd {
+        fd: socket,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: poll over one local entry, without waiting.
+    unsafe { libc::poll(&mut p, 1, 0) == 0 }
+}
+
+/// What a builtin process applies: the call's confinement with the
+/// builtin's own seccomp allow-list (no process, socket or metadata call)
+/// in place of the general one.
+fn for_child(call: &Confinement) -> Confinement {
+    Confinement {
+        builtin: true,
+        ..*call
+    }
+}
+
+/// The builtin process: descriptors, session, environment, directory,
+/// confinement, then the builtin itself. Never returns.
+fn child(
+    request: &Request,
+    fds: &[OwnedFd],
+    mut setup: ChildSetup,
+    core: libc::pid_t,
+    child_init: fn(),
+) -> ! {
+    // SAFETY: system calls on descriptors this process owns; it is
+    // single-threaded.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        if libc::getppid() != core {
+            libc::_exit(1);
+        }
+        libc::setsid();
+        // Out of the way of 0..=3 first, then into place.
+        let high: Vec<RawFd> = fds
+            .iter()
+            .map(|f| libc::fcntl(f.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 16))
+            .collect();
+        for (target, fd) in high.iter().enumerate() {
+            if *fd < 0 || libc::dup2(*fd, target as RawFd) < 0 {
+                libc::_exit(126);
+            }
+        }
+        close_from(high.len() as RawFd);
+    }
+    setup.ruleset = request.ruleset.then_some(3);
+    let fail = |what: &str, e: std::io::Error| -> ! {
+        eprintln!("kustom: starting the builtin: {what}: {e}");
+        // SAFETY: ending the child.
+        unsafe { libc::_exit(126) }
+    };
+    use std::os::unix::ffi::OsStrExt;
+    if let Err(e) = std::env::set_current_dir(std::ffi::OsStr::from_bytes(&request.cwd)) {
+        fail("entering the kustomization's directory", e);
+    }
+    for (name, _) in std::env::vars_os().collect::<Vec<_>>() {
+        std::env::remove_var(name);
+    }
+    for entry in &request.env {
+        if let Some(eq) = entry.iter().position(|b| *b == b'=') {
+            std::env::set_var(
+                std::ffi::OsStr::from_bytes(&entry[..eq]),
+                std::ffi::OsStr::from_bytes(&entry[eq + 1..]),
+            );
+        }
+    }
+    child_init();
+    if let Err(e) = setup.apply() {
+        fail("confining it", e);
+    }
+    let code = kustom_builtin::run(vec![request.op.clone()]);
+    // SAFETY: ending the child; the builtin flushed its output.
+    unsafe { libc::_exit(code) }
+}

@@ -1,0 +1,135 @@
+//! Feeding a process's STDIN while draining its STDOUT and STDERR from one
+//! thread, with `poll`: a builtin call is too short for the three helper
+//! threads the general path starts.
+
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsRawFd;
+use std::time::Instant;
+
+/// What the pump collected.
+pub struct Pumped {
+    /// STDOUT, up to the cap.
+    pub stdout: Vec<u8>,
+    /// STDERR, up to its cap.
+    pub stderr: Vec<u8>,
+    /// STDOUT went past the cap.
+    pub overflow: bool,
+    /// The deadline passed before both outputs ended.
+    pub timed_out: bool,
+}
+
+fn set_nonblocking(f: &File) {
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+}
+
+/// Write `input` to `stdin` (then close it) and read `stdout` and `stderr`
+/// to their ends, or until `deadline`, or until STDOUT passes `max_output`.
+pub fn pump(
+    stdin: File,
+    input: &[u8],
+    stdout: File,
+    stderr: File,
+    deadline: Instant,
+    max_output: usize,
+    max_stderr: usize,
+) -> Pumped {
+    let mut stdin = Some(stdin);
+    let mut written = 0;
+    let mut outputs = [Some(stdout), Some(stderr)];
+    let mut bufs = [Vec::new(), Vec::new()];
+    let caps = [max_output, max_stderr];
+    for f in stdin.iter().chain(outputs.iter().flatten()) {
+        set_nonblocking(f);
+    }
+    if input.is_empty() {
+        stdin = None;
+    }
+    let mut result = Pumped {
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        overflow: false,
+        timed_out: false,
+    };
+    while outputs.iter().any(Option::is_some) {
+        let now = Instant::now();
+        if now >= deadline {
+            result.timed_out = true;
+            break;
+        }
+        let wait = (deadline - now).as_millis().min(i32::MAX as u128) as i32;
+        let mut polled = Vec::with_capacity(3);
+        if let Some(f) = &stdin {
+            polled.push(libc::pollfd {
+                fd: f.as_raw_fd(),
+                events: libc::POLLOUT,
+                revents: 0,
+            });
+        }
+        for f in outputs.iter().flatten() {
+            polled.push(libc::pollfd {
+                fd: f.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+        // SAFETY: poll over a local array of its length.
+        let rc = unsafe {
+            libc::poll(
+                polled.as_mut_ptr(),
+                polled.len() as libc::nfds_t,
+                wait.max(1),
+            )
+        };
+        if rc < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted {
+            break;
+        }
+        if let Some(f) = &mut stdin {
+            match f.write(&input[written..]) {
+                Ok(n) => written += n,
+                Err(e)
+                    if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
+                // The process stopped reading (it may exit without reading
+                // its input): not our error.
+                Err(_) => written = input.len(),
+            }
+            if written >= input.len() {
+                stdin = None;
+            }
+        }
+        for (i, slot) in outputs.iter_mut().enumerate() {
+            let Some(f) = slot else { continue };
+            // Straight into the output (no zeroed bounce buffer), one byte
+            // past the cap to see it passed.
+            let room = (caps[i] + 1).saturating_sub(bufs[i].len()) as u64;
+            let ended = match f.take(room).read_to_end(&mut bufs[i]) {
+                Ok(_) => bufs[i].len() <= caps[i],
+                Err(e) => e.kind() != ErrorKind::WouldBlock && e.kind() != ErrorKind::Interrupted,
+            };
+            if bufs[i].len() > caps[i] {
+                if i == 0 {
+                    result.overflow = true;
+                    *slot = None;
+                    continue;
+                }
+                // STDERR past its cap is dropped; the pipe is still drained
+                // so that the process never blocks on it.
+                bufs[i].truncate(caps[i]);
+            }
+            if ended {
+                *slot = None;
+            }
+        }
+        if result.overflow {
+            break;
+        }
+    }
+    let [stdout, stderr] = bufs;
+    result.stdout = stdout;
+    result.stderr = stderr;
+    result
+}
