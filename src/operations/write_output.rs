@@ -110,14 +110,20 @@ pub fn write_dir(resources: &[Doc], top: &Kustomization, dir: &Path) -> Result<(
             dir.display()
         ))
     };
-    let stage = tempfile::Builder::new()
-        .prefix(".kustom-output-")
-        .tempdir_in(dir)
-        .map_err(|e| fail("creating a staging directory in", dir, e))?;
     let mode = default_file_mode();
     // Files in name order, so that what is written does not depend on the
     // resource order when names are checked above.
     let files: BTreeMap<&str, &Doc> = names.iter().map(String::as_str).zip(resources).collect();
+    if is_empty_dir(dir) {
+        // Nothing to replace (a fresh `render` or `-o` directory): write in
+        // place and, on a failure, remove what was written. Saves the
+        // staging directories, which cost as much as the files on ext4.
+        return write_into_empty(&files, top, dir, mode);
+    }
+    let stage = tempfile::Builder::new()
+        .prefix(".kustom-output-")
+        .tempdir_in(dir)
+        .map_err(|e| fail("creating a staging directory in", dir, e))?;
     for (name, r) in &files {
         let staged = stage.path().join(name);
         let text = kustom_api::yaml::to_yaml(&output::final_value(r, top));
@@ -161,6 +167,41 @@ pub fn write_dir(resources: &[Doc], top: &Kustomization, dir: &Path) -> Result<(
     // staged file left behind.
     drop(stage);
     result
+}
+
+/// Whether `dir` is a directory with nothing in it.
+fn is_empty_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none())
+}
+
+/// Write `files` into the empty `dir`; all or nothing.
+fn write_into_empty(
+    files: &BTreeMap<&str, &Doc>,
+    top: &Kustomization,
+    dir: &Path,
+    mode: u32,
+) -> Result<(), Error> {
+    let mut written: Vec<PathBuf> = Vec::new();
+    for (name, r) in files {
+        let target = dir.join(name);
+        let text = kustom_api::yaml::to_yaml(&output::final_value(r, top));
+        if let Err(e) = write_new_file(&target, text.as_bytes(), mode) {
+            // create_new: a file that appeared meanwhile is not ours to remove.
+            if e.kind() != std::io::ErrorKind::AlreadyExists {
+                let _ = std::fs::remove_file(&target);
+            }
+            for w in &written {
+                let _ = std::fs::remove_file(w);
+            }
+            return Err(Error::new(format!(
+                "writing {}: {e}; {} was left as it was",
+                target.display(),
+                dir.display()
+            )));
+        }
+        written.push(target);
+    }
+    Ok(())
 }
 
 /// Create `path` (which must not exist) with `bytes` and permission `mode`.
