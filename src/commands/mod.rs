@@ -142,6 +142,11 @@ pub fn main() -> i32 {
     // is single-threaded and small (see plugin_host::exec::fork_server).
     if builds_plugins(&args) {
         fork_server::start(init_plugin_logging);
+        // kustomize's default field specs, which every build needs, are
+        // parsed on the other core while this one parses arguments and
+        // reads the tree (after the fork: the server must be forked from a
+        // single-threaded process).
+        std::thread::spawn(|| drop(kustom_api::fieldspec::TransformerConfig::defaults()));
     }
     let cli = parse_args();
     init_logging(cli.global.verbose);

@@ -135,6 +135,9 @@ pub fn each_resource_in_file(
     })
 }
 
+/// Files larger than this are parsed and encoded on two threads.
+const PIPELINED_FILE_BYTES: u64 = 256 * 1024;
+
 impl Builder {
     /// Accumulate `resources:` entries: files are read, directories built
     /// (in parallel, each with its own accumulator) and merged in order.
@@ -275,16 +278,42 @@ impl Builder {
         if full.is_file() {
             let real = self.check_restriction(t, &full, p)?;
             let origin = t.origin_of(p).map(|trail| trail.origin());
-            // Each resource becomes a compact Doc as soon as it is read.
+            // Each resource becomes a compact Doc as soon as it is read. In a
+            // large file (a CRD bundle) the encoding and freeing of each
+            // parsed value run on a second thread while the next document
+            // is parsed: together they cost a third of the parse.
+            let large = std::fs::metadata(&real).is_ok_and(|m| m.len() > PIPELINED_FILE_BYTES);
             let mut docs = Vec::new();
-            each_resource_in_file(&real, p, &t.file, |mut r| {
+            let each = |mut r: Value, sink: &mut dyn FnMut(Value)| {
                 self.note_types(std::slice::from_ref(&r));
                 if let Some(o) = &origin {
                     o.set_on(&mut r);
                 }
-                docs.push(Doc::from_value(&r));
+                sink(r);
                 Ok(())
-            })?;
+            };
+            if large {
+                std::thread::scope(|s| {
+                    let (tx, rx) = std::sync::mpsc::sync_channel::<Value>(64);
+                    let encoder =
+                        s.spawn(move || rx.into_iter().map(|r| Doc::from_value(&r)).collect());
+                    let read = each_resource_in_file(&real, p, &t.file, |r| {
+                        // A closed channel only means the encoder ended early.
+                        each(r, &mut |r| drop(tx.send(r)))
+                    });
+                    drop(tx);
+                    let encoded = encoder
+                        .join()
+                        .map_err(|_| Error::new("the thread encoding resources panicked"));
+                    read?;
+                    docs = encoded?;
+                    Ok::<(), Error>(())
+                })?;
+            } else {
+                each_resource_in_file(&real, p, &t.file, |r| {
+                    each(r, &mut |r| docs.push(Doc::from_value(&r)))
+                })?;
+            }
             if let Some(log) = &self.settings.audit {
                 log.record_read(&t.file, p, &docs)?;
             }
