@@ -35,7 +35,9 @@ pub(crate) enum Tok {
     StreamStart,
     StreamEnd,
     VersionDirective(u8, u8),
-    TagDirective(String, String),
+    /// Handle and prefix; boxed, like [`Tok::Tag`]'s parts, because tags
+    /// are rare and every token is moved through the queue at this size.
+    TagDirective(Box<(String, String)>),
     DocumentStart,
     DocumentEnd,
     BlockSequenceStart,
@@ -53,7 +55,7 @@ pub(crate) enum Tok {
     Anchor(String),
     /// Handle and suffix (`!!` + `str`, `!` + `foo`, `` + `!` for the
     /// non-specific tag, `` + URI for verbatim tags).
-    Tag(String, String),
+    Tag(Box<(String, String)>),
     Scalar(String, ScalarStyle),
 }
 
@@ -436,6 +438,9 @@ impl<'a> Scanner<'a> {
     }
 
     /// Consume and return the next token.
+    // Always inlined, like `peek_kind`: the token returned through memory
+    // stalled on store forwarding, and most callers drop it anyway.
+    #[inline(always)]
     pub(crate) fn next(&mut self) -> Result<Token> {
         self.fill()?;
         match self.queue.pop_front() {
@@ -979,7 +984,7 @@ impl<'a> Scanner<'a> {
         if !self.is_blankz(0) {
             return self.error(start, "did not find expected whitespace or line break");
         }
-        self.push(Tok::Tag(handle, suffix), start);
+        self.push(Tok::Tag(Box::new((handle, suffix))), start);
         Ok(())
     }
 
@@ -1048,7 +1053,7 @@ impl<'a> Scanner<'a> {
                 if !self.is_blankz(0) {
                     return self.error(start, "did not find expected whitespace or line break");
                 }
-                Tok::TagDirective(handle, prefix)
+                Tok::TagDirective(Box::new((handle, prefix)))
             }
             _ => return self.error(start, "found unknown directive name"),
         };
