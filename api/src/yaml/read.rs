@@ -164,11 +164,12 @@ fn each_document<E: From<YamlError>>(
 ) -> Result<(), E> {
     // kyaml normalises Windows line ends before anything else, including
     // inside quoted scalars.
-    let normalized: std::borrow::Cow<str> = if text.contains("\r\n") {
-        text.replace("\r\n", "\n").into()
-    } else {
-        text.into()
-    };
+    let normalized: std::borrow::Cow<str> =
+        if memchr::memmem::find(text.as_bytes(), b"\r\n").is_some() {
+            text.replace("\r\n", "\n").into()
+        } else {
+            text.into()
+        };
     let text = normalized.as_ref();
     let pieces = split_documents(text)?;
     // One parser and builder for all pieces: their buffers are reused.
@@ -205,7 +206,8 @@ pub(crate) fn split_documents(text: &str) -> Result<Vec<(usize, usize)>, YamlErr
     }
     let mut prev = 0;
     let mut pos = 0;
-    while let Some(found) = text[pos..].find("\n---") {
+    let separator = memchr::memmem::Finder::new(b"\n---");
+    while let Some(found) = separator.find(&text.as_bytes()[pos..]) {
         let sep = pos + found;
         let Some(eol) = text[sep + 4..].find('\n').map(|k| sep + 4 + k) else {
             break;
