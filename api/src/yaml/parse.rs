@@ -212,7 +212,8 @@ impl<'a> Parser<'a> {
                     }
                     version_seen = true;
                 }
-                Tok::TagDirective(handle, prefix) => {
+                Tok::TagDirective(directive) => {
+                    let (handle, prefix) = *directive;
                     if self.tag_directives.iter().any(|(h, _)| *h == handle) {
                         return error(t.mark, "found duplicate %TAG directive");
                     }
@@ -245,8 +246,8 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Kind::Tag if tag_parts.is_none() => {
-                    if let Tok::Tag(handle, suffix) = self.scanner.next()?.tok {
-                        tag_parts = Some((handle, suffix));
+                    if let Tok::Tag(parts) = self.scanner.next()?.tok {
+                        tag_parts = Some(*parts);
                         tag_mark = m;
                     }
                 }

@@ -164,11 +164,12 @@ fn each_document<E: From<YamlError>>(
 ) -> Result<(), E> {
     // kyaml normalises Windows line ends before anything else, including
     // inside quoted scalars.
-    let normalized: std::borrow::Cow<str> = if text.contains("\r\n") {
-        text.replace("\r\n", "\n").into()
-    } else {
-        text.into()
-    };
+    let normalized: std::borrow::Cow<str> =
+        if memchr::memmem::find(text.as_bytes(), b"\r\n").is_some() {
+            text.replace("\r\n", "\n").into()
+        } else {
+            text.into()
+        };
     let text = normalized.as_ref();
     let pieces = split_documents(text)?;
     // One parser and builder for all pieces: their buffers are reused.
@@ -205,7 +206,8 @@ pub(crate) fn split_documents(text: &str) -> Result<Vec<(usize, usize)>, YamlErr
     }
     let mut prev = 0;
     let mut pos = 0;
-    while let Some(found) = text[pos..].find("\n---") {
+    let separator = memchr::memmem::Finder::new(b"\n---");
+    while let Some(found) = separator.find(&text.as_bytes()[pos..]) {
         let sep = pos + found;
         let Some(eol) = text[sep + 4..].find('\n').map(|k| sep + 4 + k) else {
             break;
@@ -258,21 +260,33 @@ fn parse_piece<'t>(
 
 /// go-yaml's reader accepts only these characters (YAML's printable set).
 fn check_characters(text: &str, first_line: usize) -> Result<(), YamlError> {
-    let simple = |b: u8| matches!(b, b'\t' | b'\n' | b'\r' | 0x20..=0x7E);
-    if text.bytes().all(simple) {
-        return Ok(());
-    }
-    let mut line = first_line;
-    for c in text.chars() {
-        let ok = matches!(c,
+    let simple = |c: u8| matches!(c, b'\t' | b'\n' | b'\r' | 0x20..=0x7E);
+    let allowed = |c: char| {
+        matches!(c,
             '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{A0}'..='\u{D7FF}'
-            | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}');
-        if !ok {
+            | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
+    };
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        // Blocks of simple bytes are tested without an early exit, which
+        // the compiler vectorises; one non-ASCII character (a typographic
+        // quote in a description) must not send the whole text down the
+        // character-by-character path.
+        if let Some(block) = b.get(i..i + 32) {
+            if block.iter().fold(true, |ok, &c| ok & simple(c)) {
+                i += 32;
+                continue;
+            }
+        }
+        let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        if !allowed(c) {
+            let line = first_line + count_newlines(&text[..i]);
             return Err(YamlError::at(line, "control characters are not allowed"));
         }
-        if c == '\n' {
-            line += 1;
-        }
+        i += c.len_utf8();
     }
     Ok(())
 }
