@@ -3,6 +3,12 @@
 
 usage: bench/bench.py [--bin target/release/kustom] [--sizes 100,300,600]
                       [--runs 3] [--shared ../shared] [--no-reference]
+                      [DIR ...]
+
+DIR: more kustomization directories to measure, built in place (real trees
+you fetched yourself, e.g. argo-workflows' manifests/namespace-install; they
+stay out of the repository). The row is named after the directory's last
+two path components.
 
 Trees: the synthetic overlays x components tree of ../shared/bench/gen_tree.py
 at each --sizes N (build OUT/top), and a tiny tree (one Deployment, namePrefix,
@@ -142,10 +148,16 @@ def peak_run(cmd, parent, peak):
             print(f"bench: note: {cache / 2**20:.1f} MiB page cache charged to the memory run of {' '.join(cmd)}", file=sys.stderr)
         return out, bytes_, maxrss
     finally:
-        try:
-            os.rmdir(cg)  # empty once the tree has exited
-        except OSError as e:
-            print(f"bench: could not remove cgroup {cg}: {e}", file=sys.stderr)
+        # Empty once the tree has exited; a helper killed by its parent-death
+        # signal (kustom's fork server) may take a moment to go.
+        for attempt in range(100):
+            try:
+                os.rmdir(cg)
+                break
+            except OSError as e:
+                if attempt == 99:
+                    print(f"bench: could not remove cgroup {cg}: {e}", file=sys.stderr)
+                time.sleep(0.01)
 
 
 def main():
@@ -156,6 +168,7 @@ def main():
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"))
     ap.add_argument("--no-reference", action="store_true", help="do not run kubectl kustomize")
     ap.add_argument("--kustom-flag", action="append", default=[], help="extra flag for kustom build (repeatable), e.g. --kustom-flag=--plugin-sandbox=off")
+    ap.add_argument("dirs", nargs="*", metavar="DIR", help="kustomization directories to measure too")
     a = ap.parse_args()
     gen = os.path.join(a.shared, "bench", "gen_tree.py")
     kubectl = None if a.no_reference else shutil.which("kubectl")
@@ -176,9 +189,15 @@ def main():
             trees.append((f"synthetic --n {n}", os.path.join(out, "top")))
     else:
         print(f"bench: {gen} not found: only the tiny tree is measured")
+    for d in a.dirs:
+        d = os.path.abspath(d)
+        if not os.path.isdir(d):
+            sys.exit(f"bench: {d} is not a directory")
+        trees.append(("/".join(d.rstrip("/").split("/")[-2:]), d))
     parent, peak, method = memory_cgroup()
     print(f"peak memory: {method}")
-    print(f"{'tree':20} {'kustom s':>9} {'kustom MiB':>10} {'kubectl s':>10} {'kubectl MiB':>11} {'time ratio':>10} {'mem ratio':>9}  output")
+    width = max([20] + [len(label) for label, _ in trees])
+    print(f"{'tree':{width}} {'kustom s':>9} {'kustom MiB':>10} {'kubectl s':>10} {'kubectl MiB':>11} {'time ratio':>10} {'mem ratio':>9}  output")
     failed, single = False, []
     for label, path in trees:
         tools = [[a.bin, "build", *a.kustom_flag, path]] + ([[kubectl, "kustomize", path]] if kubectl else [])
@@ -200,9 +219,9 @@ def main():
         if kubectl:
             same = len(outs[0]) == 1 and outs[0] == outs[1]
             failed |= not same
-            print(f"{label:20} {t[0]:9.4f} {mib[0]:10.1f} {t[1]:10.4f} {mib[1]:11.1f} {'1/%.0f' % (t[1] / t[0]) if t[0] else '-':>10} {'1/%.1f' % (mib[1] / mib[0]):>9}  {'identical' if same else 'DIFFERENT'}")
+            print(f"{label:{width}} {t[0]:9.4f} {mib[0]:10.1f} {t[1]:10.4f} {mib[1]:11.1f} {'1/%.0f' % (t[1] / t[0]) if t[0] else '-':>10} {'1/%.1f' % (mib[1] / mib[0]):>9}  {'identical' if same else 'DIFFERENT'}")
         else:
-            print(f"{label:20} {t[0]:9.4f} {mib[0]:10.1f} {'-':>10} {'-':>11} {'-':>10} {'-':>9}  -")
+            print(f"{label:{width}} {t[0]:9.4f} {mib[0]:10.1f} {'-':>10} {'-':>11} {'-':>10} {'-':>9}  -")
     for label, m in single:  # for comparison: what wait4 alone would have reported
         print(f"largest single process (wait4 ru_maxrss, all runs), {label}: kustom {m[0]:.1f} MiB" + (f", kubectl {m[1]:.1f} MiB" if kubectl else ""))
     shutil.rmtree(work, ignore_errors=True)
