@@ -331,15 +331,7 @@ pub fn allow_list(metadata: bool) -> &'static BpfProgram {
         for &nr in ENOSYS_CALLS {
             map.entry(nr).or_default();
         }
-        compile(
-            SeccompFilter::new(
-                map,
-                SeccompAction::Errno(libc::EPERM as u32),
-                SeccompAction::Allow,
-                arch(),
-            )
-            .expect("a fixed, valid seccomp filter"),
-        )
+        allow_only(map)
     };
     if metadata {
         WITH.get_or_init(build)
@@ -446,16 +438,22 @@ pub fn builtin_allow_list() -> &'static BpfProgram {
             libc::SYS_mmap,
             vec![rule(vec![cond(3, Len::Dword, Op::MaskedEq(0x01), 0)])],
         );
-        compile(
-            SeccompFilter::new(
-                map,
-                SeccompAction::Errno(libc::EPERM as u32),
-                SeccompAction::Allow,
-                arch(),
-            )
-            .expect("a fixed, valid seccomp filter"),
-        )
+        allow_only(map)
     })
+}
+
+/// The program allowing the calls of `map` (with their conditions) and
+/// refusing every other call with `EPERM`.
+fn allow_only(map: BTreeMap<i64, Vec<SeccompRule>>) -> BpfProgram {
+    compile(
+        SeccompFilter::new(
+            map,
+            SeccompAction::Errno(libc::EPERM as u32),
+            SeccompAction::Allow,
+            arch(),
+        )
+        .expect("a fixed, valid seccomp filter"),
+    )
 }
 
 fn deny(calls: &[i64], errno: i32) -> BpfProgram {
