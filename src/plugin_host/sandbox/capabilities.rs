@@ -43,10 +43,12 @@ pub fn drop_all() -> std::io::Result<()> {
     unsafe {
         // Before CAP_SETPCAP goes: lock uid 0 out of capabilities.
         libc::prctl(libc::PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0);
-        for cap in 0..64 {
-            if libc::prctl(libc::PR_CAPBSET_READ, cap, 0, 0, 0) == 1
-                && libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0
-            {
+        // Dropping a capability the set lacks is a no-op, so up to the
+        // kernel's last one a drop needs no read first (41 calls, not 105).
+        let last = last_cap();
+        for cap in 0..last.map_or(64, |l| l + 1) {
+            let held = last.is_some() || libc::prctl(libc::PR_CAPBSET_READ, cap, 0, 0, 0) == 1;
+            if held && libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
                 let err = std::io::Error::last_os_error();
                 if err.raw_os_error() != Some(libc::EPERM) {
                     return Err(err);
@@ -74,4 +76,29 @@ pub fn drop_all() -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The kernel's highest capability number (`/proc/sys/kernel/cap_last_cap`),
+/// read before any fork (see [`prepare`]); -1 while unknown.
+static LAST_CAP: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// The last capability number, when known (else each one is read first).
+fn last_cap() -> Option<libc::c_int> {
+    let n = LAST_CAP.load(std::sync::atomic::Ordering::Relaxed);
+    (n >= 0).then_some(n)
+}
+
+/// Read the kernel's last capability number, once, in kustom (the child
+/// between fork and exec must not open files or allocate).
+pub fn prepare() {
+    static DONE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    DONE.get_or_init(|| {
+        if let Some(n) = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+            .filter(|n| (0..64).contains(n))
+        {
+            LAST_CAP.store(n, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
 }

@@ -558,6 +558,9 @@ impl ChildSetup {
     /// (compiles the seccomp programs on first use, so call it before a
     /// fork, never after).
     pub fn new(confinement: Confinement, ruleset: Option<RawFd>) -> ChildSetup {
+        if confinement.drop_capabilities {
+            capabilities::prepare();
+        }
         let supported = seccomp_supported();
         let all = confinement.seccomp && supported;
         let seccomp = if confinement.builtin {
