@@ -292,6 +292,22 @@ fn change(env: &Env) {
     );
 }
 
+/// The roots `kustom diff` reports after a change that reaches every root
+/// (a new file in the shared platform base).
+fn roots_after_a_change_to_all(env: &Env) -> Vec<String> {
+    env.write(
+        "platform/limits.yaml",
+        "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: other\n",
+    );
+    let (_, report) = json(env, &[]);
+    report["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["root"].as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn sets_and_exit_codes_match_kubectl_at_both_revisions() {
     let (env, base) = repo();
@@ -623,18 +639,10 @@ fn roots_come_from_argocd_and_flux_objects() {
     );
     commit(&env, "argocd");
     // A change to every root: only the Argo CD ones are reported.
-    env.write(
-        "platform/limits.yaml",
-        "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: other\n",
+    assert_eq!(
+        roots_after_a_change_to_all(&env),
+        ["apps/api/overlays/dev", "apps/web/overlays/prod"]
     );
-    let (_, report) = json(&env, &[]);
-    let roots: Vec<&str> = report["roots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["root"].as_str().unwrap())
-        .collect();
-    assert_eq!(roots, ["apps/api/overlays/dev", "apps/web/overlays/prod"]);
     // Flux.
     let (env, _) = repo();
     env.write(
@@ -642,33 +650,14 @@ fn roots_come_from_argocd_and_flux_objects() {
         "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: api\nspec:\n  path: ./apps/api/overlays/prod\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
     );
     commit(&env, "flux");
-    env.write(
-        "platform/limits.yaml",
-        "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: other\n",
+    assert_eq!(
+        roots_after_a_change_to_all(&env),
+        ["apps/api/overlays/prod"]
     );
-    let (_, report) = json(&env, &[]);
-    let roots: Vec<&str> = report["roots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["root"].as_str().unwrap())
-        .collect();
-    assert_eq!(roots, ["apps/api/overlays/prod"]);
     // Without such objects: every kustomization no other includes.
     let (env, _) = repo();
-    env.write(
-        "platform/limits.yaml",
-        "apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: other\n",
-    );
-    let (_, report) = json(&env, &[]);
-    let roots: Vec<&str> = report["roots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["root"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        roots,
+        roots_after_a_change_to_all(&env),
         [
             "apps/api/overlays/dev",
             "apps/api/overlays/prod",

@@ -154,11 +154,7 @@ fn populate(w: &World) -> Shas {
             .envs(w.env())
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        support::ok(&out);
         sh(d, &["git", "add", "-A"]);
         sh(d, &["git", "commit", "-qm", "with submodule"]);
         sh(d, &["git", "tag", "v1"]);
@@ -429,11 +425,7 @@ fn second_build_fetches_nothing() {
     mixed_tree(&w, &s, &dir);
     w.take_git_log();
     let cold = w.kustom(&["build", "."], &dir);
-    assert!(
-        cold.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cold.stderr)
-    );
+    support::ok(&cold);
     let log = w.take_git_log();
     assert_eq!(
         fetches(&log).len(),
@@ -459,11 +451,7 @@ fn second_build_fetches_nothing() {
 
     // With a lock: no git process and no request at all.
     let locked = w.kustom(&["lock", "."], &dir);
-    assert!(
-        locked.status.success(),
-        "{}",
-        String::from_utf8_lossy(&locked.stderr)
-    );
+    support::ok(&locked);
     let lock = std::fs::read_to_string(dir.join("kustom.lock")).unwrap();
     assert_eq!(lock.matches("url:").count(), 4, "{lock}");
     w.take_git_log();
@@ -479,11 +467,7 @@ fn second_build_fetches_nothing() {
     cut.cache = w.cache.clone();
     cut.routes.truncate(1);
     let offline = cut.kustom(&["build", ".", "--offline"], &dir);
-    assert!(
-        offline.status.success(),
-        "{}",
-        String::from_utf8_lossy(&offline.stderr)
-    );
+    support::ok(&offline);
     assert_eq!(offline.stdout, cold.stdout);
     assert!(cut.take_git_log().is_empty());
     // Something never fetched names its URL.
@@ -519,11 +503,7 @@ fn lock_holds_when_the_tag_moves_and_detects_tampering() {
         )],
     );
     let before = w.kustom(&["lock", "."], &dir);
-    assert!(
-        before.status.success(),
-        "{}",
-        String::from_utf8_lossy(&before.stderr)
-    );
+    support::ok(&before);
     assert!(before.stdout.is_empty());
     let first = w.kustom(&["build", "."], &dir);
     assert!(first.status.success());
@@ -552,11 +532,7 @@ fn lock_holds_when_the_tag_moves_and_detects_tampering() {
     // Even from an empty cache, the pinned commit is fetched.
     std::fs::remove_dir_all(&w.cache).unwrap();
     let fresh = w.kustom(&["build", "."], &dir);
-    assert!(
-        fresh.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fresh.stderr)
-    );
+    support::ok(&fresh);
     assert_eq!(fresh.stdout, first.stdout);
 
     // Tampering with a cached checkout: detected and fetched again.
@@ -624,11 +600,7 @@ fn lock_holds_when_the_tag_moves_and_detects_tampering() {
         "{err}"
     );
     let grown = w.kustom(&["build", "."], &dir);
-    assert!(
-        grown.status.success(),
-        "{}",
-        String::from_utf8_lossy(&grown.stderr)
-    );
+    support::ok(&grown);
     let lock = std::fs::read_to_string(dir.join("kustom.lock")).unwrap();
     assert!(lock.contains("github.com/org/other/app?ref=v1"), "{lock}");
 }
@@ -640,11 +612,7 @@ fn build_target_url_and_concurrent_builds() {
     let dir = w.tmp.path();
     let url = "https://github.com/org/base//files?ref=v1";
     let ours = w.kustom(&["build", url], dir);
-    assert!(
-        ours.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ours.stderr)
-    );
+    support::ok(&ours);
     if let Some(theirs) = w.kubectl(&[url], dir) {
         assert_eq!(
             String::from_utf8_lossy(&theirs.stdout),
@@ -710,17 +678,9 @@ fn localize_vendors_a_remote_tree() {
         ],
     );
     let original = w.kustom(&["build", "."], &dir);
-    assert!(
-        original.status.success(),
-        "{}",
-        String::from_utf8_lossy(&original.stderr)
-    );
+    support::ok(&original);
     let out = w.kustom(&["localize", ".", "../vendored"], &dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::ok(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("VERIFICATION SUCCESS"));
     let vendored = w.tmp.path().join("vendored");
     let k = std::fs::read_to_string(vendored.join("kustomization.yaml")).unwrap();
@@ -737,11 +697,7 @@ fn localize_vendors_a_remote_tree() {
     let mut cut = World::new();
     cut.routes.truncate(1);
     let copy = cut.kustom(&["build", "."], &vendored);
-    assert!(
-        copy.status.success(),
-        "{}",
-        String::from_utf8_lossy(&copy.stderr)
-    );
+    support::ok(&copy);
     assert_eq!(copy.stdout, original.stdout);
     assert!(cut.take_git_log().is_empty());
     // An existing destination is refused; a remote root needs a ref.
@@ -796,11 +752,7 @@ fn network_down_with_a_cached_ref_suggests_offline() {
         )],
     );
     let online = w.kustom(&["build", "."], &dir);
-    assert!(
-        online.status.success(),
-        "{}",
-        String::from_utf8_lossy(&online.stderr)
-    );
+    support::ok(&online);
     // Every route now leads nowhere.
     let nowhere = w.tmp.path().join("no-such-server/");
     for (k, _) in w.routes.iter_mut() {
@@ -816,11 +768,7 @@ fn network_down_with_a_cached_ref_suggests_offline() {
         "{err}"
     );
     let offline = w.kustom(&["build", "--offline", "."], &dir);
-    assert!(
-        offline.status.success(),
-        "{}",
-        String::from_utf8_lossy(&offline.stderr)
-    );
+    support::ok(&offline);
     assert_eq!(offline.stdout, online.stdout);
 }
 
@@ -876,18 +824,10 @@ fn tamper_then_lock_pins_the_servers_bytes() {
         )],
     );
     let clean = w.kustom(&["build", "."], &dir);
-    assert!(
-        clean.status.success(),
-        "{}",
-        String::from_utf8_lossy(&clean.stderr)
-    );
+    support::ok(&clean);
     // The lock a fresh cache gives.
     let honest = w.kustom(&["lock", "."], &dir);
-    assert!(
-        honest.status.success(),
-        "{}",
-        String::from_utf8_lossy(&honest.stderr)
-    );
+    support::ok(&honest);
     let honest_lock = std::fs::read_to_string(dir.join("kustom.lock")).unwrap();
     std::fs::remove_file(dir.join("kustom.lock")).unwrap();
 
@@ -918,11 +858,7 @@ fn tamper_then_lock_pins_the_servers_bytes() {
     assert!(String::from_utf8_lossy(&fooled.stdout).contains("evil"));
 
     let lock = w.kustom(&["lock", "."], &dir);
-    assert!(
-        lock.status.success(),
-        "{}",
-        String::from_utf8_lossy(&lock.stderr)
-    );
+    support::ok(&lock);
     let written = std::fs::read_to_string(dir.join("kustom.lock")).unwrap();
     assert_eq!(written, honest_lock, "the lock pinned the tampered cache");
     // The entries were replaced by what the server sent.
@@ -939,11 +875,7 @@ fn tamper_then_lock_pins_the_servers_bytes() {
         tamper_consistently(&entry, "deploy/deployment.yaml", &evil);
     }
     let locked = w.kustom(&["build", "."], &dir);
-    assert!(
-        locked.status.success(),
-        "{}",
-        String::from_utf8_lossy(&locked.stderr)
-    );
+    support::ok(&locked);
     assert_eq!(locked.stdout, clean.stdout);
 }
 
@@ -1030,11 +962,7 @@ fn cold_fetch_takes_only_what_the_url_needs() {
     );
     w.take_git_log();
     let out = w.kustom(&["build", "."], &dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::ok(&out);
     let log = w.take_git_log();
     assert!(
         log.iter().any(|l| l.contains("--filter=blob:none")),
@@ -1091,11 +1019,7 @@ fn localize_fetches_each_remote_once() {
     w.take_git_log();
     w.https.clear();
     let out = w.kustom(&["localize", ".", "../vendored"], &dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::ok(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("VERIFICATION SUCCESS"));
     let log = w.take_git_log();
     assert_eq!(

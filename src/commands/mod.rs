@@ -148,7 +148,7 @@ pub fn main() -> i32 {
         // single-threaded process).
         std::thread::spawn(|| drop(kustom_api::fieldspec::TransformerConfig::defaults()));
     }
-    let cli = parse_args();
+    let cli = parse_args(&args);
     init_logging(cli.global.verbose);
     crate::fetch::progress::set_quiet(cli.global.quiet);
     match cli.command {
@@ -183,9 +183,9 @@ pub fn main() -> i32 {
 
 /// Parse the command line; invoked as `kustomize`, help and examples use
 /// that name and the description is kustomize's.
-fn parse_args() -> Cli {
+fn parse_args(args: &[std::ffi::OsString]) -> Cli {
     use clap::FromArgMatches;
-    if let Some(cli) = parse_build_quickly() {
+    if let Some(cli) = parse_build_quickly(args) {
         return cli;
     }
     let mut cmd = Cli::command();
@@ -193,7 +193,7 @@ fn parse_args() -> Cli {
         cmd = as_kustomize(cmd.name("kustomize"))
             .about("Manages declarative configuration of Kubernetes (kustom, drop-in for kustomize v5.5.0)");
     }
-    let matches = cmd.get_matches();
+    let matches = cmd.get_matches_from(args);
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
@@ -202,20 +202,15 @@ fn parse_args() -> Cli {
 /// than a small build. The same definitions, so the same result; `None`
 /// when the command is not `build` or the quick parse fails or asks for
 /// help, so that the whole tree gives clap's usual messages.
-fn parse_build_quickly() -> Option<Cli> {
+fn parse_build_quickly(args: &[std::ffi::OsString]) -> Option<Cli> {
     use clap::{Args, FromArgMatches};
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let first = args
-        .iter()
-        .skip(1)
-        .find(|a| !a.as_encoded_bytes().starts_with(b"-"))?;
-    if first != "build" {
+    if command_word(args)? != "build" {
         return None;
     }
     let cmd = GlobalArgs::augment_args(clap::Command::new("kustom")).subcommand(
         build_settings::BuildArgs::augment_args(clap::Command::new("build")),
     );
-    let matches = cmd.try_get_matches_from(&args).ok()?;
+    let matches = cmd.try_get_matches_from(args).ok()?;
     let (_, sub) = matches.subcommand()?;
     Some(Cli {
         global: GlobalArgs::from_arg_matches(&matches).ok()?,
@@ -282,10 +277,16 @@ fn invoked_name() -> String {
 /// `-v`/`-q`): a look at the raw arguments before clap parses them. A wrong
 /// guess costs only speed (the builtin is exec'd instead).
 fn builds_plugins(args: &[std::ffi::OsString]) -> bool {
+    command_word(args)
+        .is_some_and(|command| ["build", "render", "diff"].iter().any(|c| command == c))
+}
+
+/// The subcommand's name: the first argument that is not an option (the
+/// global options `-v` and `-q` take no value).
+fn command_word(args: &[std::ffi::OsString]) -> Option<&std::ffi::OsString> {
     args.iter()
         .skip(1)
         .find(|a| !a.as_encoded_bytes().starts_with(b"-"))
-        .is_some_and(|command| ["build", "render", "diff"].iter().any(|c| command == c))
 }
 
 /// Logging in a builtin process the fork server starts: as the exec'd

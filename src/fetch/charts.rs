@@ -285,10 +285,7 @@ impl Charts {
         };
         let validators = cached
             .as_ref()
-            .map(|(_, m)| http::Validators {
-                etag: m.etag.clone(),
-                last_modified: m.last_modified.clone(),
-            })
+            .map(|(_, m)| m.validators())
             .unwrap_or_default();
         let text = match http::get(&index_url, &validators)
             .map_err(|e| format!("{chart}: GET {index_url}: {e}"))?

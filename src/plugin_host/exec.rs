@@ -250,10 +250,7 @@ pub fn run(
         )));
     };
     if overflow {
-        return Err(Error::new(format!(
-            "wrote more than {max_output} bytes to STDOUT (raise --plugin-max-output){}",
-            stderr_tail(&stderr)
-        )));
+        return Err(overflow_error(max_output, &stderr));
     }
     if left_behind > 0 && code == Some(0) {
         // A daemon such as gpg-agent (started by sops, gpg): the output is
@@ -347,11 +344,7 @@ pub fn run_builtin(
         )));
     }
     if pumped.overflow {
-        return Err(Error::new(format!(
-            "wrote more than {} bytes to STDOUT (raise --plugin-max-output){}",
-            limits.max_output,
-            stderr_tail(&pumped.stderr)
-        )));
+        return Err(overflow_error(limits.max_output, &pumped.stderr));
     }
     Ok(Some(Output {
         status: code,
@@ -517,6 +510,14 @@ fn stat_fields(pid: i32) -> Option<Stat> {
         ppid,
         session,
     })
+}
+
+/// The error of a process that wrote more than `max_output` bytes.
+fn overflow_error(max_output: usize, stderr: &[u8]) -> Error {
+    Error::new(format!(
+        "wrote more than {max_output} bytes to STDOUT (raise --plugin-max-output){}",
+        stderr_tail(stderr)
+    ))
 }
 
 /// The last lines of a plugin's STDERR, formatted for an error message.

@@ -1,7 +1,7 @@
 //! The KEP protocol: `generate` and `transform` calls, batched per group,
 //! resources matched back to what was sent by their id annotation.
 
-use super::call::{kinds_of, unsupported_transform};
+use super::call::unsupported_transform;
 use super::encode::{check_unique_ids, encode, encode_values, record_previous_id};
 use super::lookup::{group_of, Location};
 use super::sandbox::CallSandbox;
@@ -27,16 +27,7 @@ impl Settings {
         let mut out = Vec::new();
         for (loc, batches) in self.plan(configs, dir, kust_file)? {
             for batch in self.audit_batches(&loc, batches) {
-                let first = &batch[0];
-                let site = Site {
-                    protocol: loc.protocol(),
-                    path: loc.path(),
-                    api_version: resource::api_version(first),
-                    kind: resource::kind(first),
-                    kinds: kinds_of(batch),
-                    op: "generate",
-                    kust_file,
-                };
+                let site = Site::of_batch(&loc, batch, "generate", kust_file);
                 let call = self.begin(&loc, batch, dir)?;
                 let result = self.generate_call(&loc, batch, dir, &site, &call.sandbox);
                 self.audit_call(&call, &site, batch, None, result.as_deref())?;
@@ -178,16 +169,7 @@ impl Settings {
                 {
                     continue;
                 }
-                let first = &batch[0];
-                let site = Site {
-                    protocol: loc.protocol(),
-                    path: loc.path(),
-                    api_version: resource::api_version(first),
-                    kind: resource::kind(first),
-                    kinds: kinds_of(batch),
-                    op: "transform",
-                    kust_file,
-                };
+                let site = Site::of_batch(&loc, batch, "transform", kust_file);
                 let call = self.begin(&loc, batch, dir)?;
                 // The shipped builtin's generators are consecutive configs of
                 // it, so they all open the first call.

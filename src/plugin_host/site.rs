@@ -2,8 +2,11 @@
 //! executable, the config's apiVersion and kind, the operation and the
 //! kustomization that listed it.
 
+use super::call::kinds_of;
 use super::exec;
+use super::lookup::Location;
 use kustom_api::Error;
+use kustom_api::{resource, Value};
 use std::path::Path;
 
 /// Where a plugin call comes from, for error messages: the protocol, the
@@ -25,6 +28,28 @@ pub struct Site<'a> {
     pub op: &'a str,
     /// The kustomization file that listed the config object.
     pub kust_file: &'a Path,
+}
+
+impl<'a> Site<'a> {
+    /// The site of one call: `op` of the config objects `batch` (the first
+    /// names it) run by the plugin at `loc`, listed in `kust_file`.
+    pub fn of_batch(
+        loc: &'a Location,
+        batch: &'a [Value],
+        op: &'a str,
+        kust_file: &'a Path,
+    ) -> Site<'a> {
+        let first = &batch[0];
+        Site {
+            protocol: loc.protocol(),
+            path: loc.path(),
+            api_version: resource::api_version(first),
+            kind: resource::kind(first),
+            kinds: kinds_of(batch),
+            op,
+            kust_file,
+        }
+    }
 }
 
 impl std::fmt::Display for Site<'_> {

@@ -54,6 +54,16 @@ pub struct FileMeta {
     pub last_modified: Option<String>,
 }
 
+impl FileMeta {
+    /// The conditional-request headers that revalidate this cached copy.
+    pub fn validators(&self) -> super::http::Validators {
+        super::http::Validators {
+            etag: self.etag.clone(),
+            last_modified: self.last_modified.clone(),
+        }
+    }
+}
+
 /// What the cache holds for one URL ([`Cache::file_state`]).
 #[derive(Debug)]
 pub enum FileState {

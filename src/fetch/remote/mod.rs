@@ -267,10 +267,7 @@ impl Fetcher {
     ) -> Result<PathBuf, FileError> {
         let validators = cached
             .as_ref()
-            .map(|(_, m)| http::Validators {
-                etag: m.etag.clone(),
-                last_modified: m.last_modified.clone(),
-            })
+            .map(|(_, m)| m.validators())
             .unwrap_or_default();
         match http::get(url, &validators).map_err(FileError::Transport)? {
             http::Response::NotModified => match cached {
