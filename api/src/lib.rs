@@ -18,6 +18,7 @@ pub mod protocol;
 pub mod resid;
 pub mod resource;
 pub mod schema;
+pub mod sight;
 pub mod yaml;
 
 pub use error::Error;

@@ -161,36 +161,88 @@ pub fn final_value(r: &Doc, top: &Kustomization) -> Value {
 /// The whole output stream, as `kustomize build` prints it; each resource
 /// is parsed only while it is written.
 pub fn render(resources: &[Doc], top: &Kustomization) -> String {
-    let mut out = String::with_capacity(resources.iter().map(|r| r.json().len()).sum());
-    for (i, r) in resources.iter().enumerate() {
-        if i > 0 {
-            out.push_str("---\n");
-        }
-        yaml::write_yaml(&mut out, &final_value(r, top));
-    }
-    out
+    let mut out = Vec::with_capacity(resources.iter().map(|r| r.json().len()).sum());
+    render_to(resources, top, &mut out).expect("writing to memory cannot fail");
+    String::from_utf8(out).expect("the YAML writer writes UTF-8")
 }
 
-/// [`render`] into `out`, a megabyte at a time: the whole text of a large
-/// build is never held at once. Rendering cannot fail, so only a write
-/// error can stop it.
+/// Print `resources[start..end]`, each preceded by the document separator
+/// unless it is the first of the output.
+fn render_range(resources: &[Doc], (start, end): (usize, usize), top: &Kustomization) -> String {
+    let mut buf = String::with_capacity(
+        resources[start..end]
+            .iter()
+            .map(|r| r.json().len() * 2)
+            .sum(),
+    );
+    for (i, r) in resources[start..end].iter().enumerate() {
+        if start + i > 0 {
+            buf.push_str("---\n");
+        }
+        yaml::write_yaml(&mut buf, &final_value(r, top));
+    }
+    buf
+}
+
+/// Builds whose resources add up to more than this much JSON are printed on
+/// two threads.
+const PARALLEL_RENDER_BYTES: usize = 1 << 20;
+
+/// [`render`] into `out`. A large build is printed in batches of about
+/// half a megabyte of JSON, the odd ones on a second thread, and written
+/// in order: its whole text is never held at once.
+/// Rendering cannot fail, so only a write error can stop it.
 pub fn render_to(
     resources: &[Doc],
     top: &Kustomization,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
-    const CHUNK: usize = 1 << 20;
-    let mut buf = String::with_capacity(CHUNK + 4096);
-    for (i, r) in resources.iter().enumerate() {
-        if i > 0 {
-            buf.push_str("---\n");
+    let total: usize = resources.iter().map(|r| r.json().len()).sum();
+    if total <= PARALLEL_RENDER_BYTES {
+        out.write_all(render_range(resources, (0, resources.len()), top).as_bytes())?;
+        return out.flush();
+    }
+    let batches = batches_of(resources, PARALLEL_RENDER_BYTES / 2);
+    let render_batch = |b: usize| render_range(resources, batches[b], top);
+    std::thread::scope(|s| {
+        // At most two printed batches wait: memory stays bounded if the
+        // reader of our output is slow.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<String>(2);
+        let render_odd = &render_batch;
+        let n = batches.len();
+        s.spawn(move || {
+            for b in (1..n).step_by(2) {
+                if tx.send(render_odd(b)).is_err() {
+                    break; // the writer stopped on an error
+                }
+            }
+        });
+        for b in 0..n {
+            let text = if b % 2 == 0 {
+                render_batch(b)
+            } else {
+                rx.recv()
+                    .expect("the printing thread sends every odd batch")
+            };
+            out.write_all(text.as_bytes())?;
         }
-        yaml::write_yaml(&mut buf, &final_value(r, top));
-        if buf.len() >= CHUNK {
-            out.write_all(buf.as_bytes())?;
-            buf.clear();
+        out.flush()
+    })
+}
+
+/// Split `resources` into consecutive ranges of about `bytes` of JSON each.
+fn batches_of(resources: &[Doc], bytes: usize) -> Vec<(usize, usize)> {
+    let mut batches = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (i, r) in resources.iter().enumerate() {
+        size += r.json().len();
+        if size >= bytes {
+            batches.push((start, i + 1));
+            (start, size) = (i + 1, 0);
         }
     }
-    out.write_all(buf.as_bytes())?;
-    out.flush()
+    if start < resources.len() {
+        batches.push((start, resources.len()));
+    }
+    batches
 }

@@ -248,6 +248,13 @@ impl Settings {
             // renames in the build annotations), so resources travel as
             // their JSON text both ways and are never parsed here.
             Location::ShippedBuiltin(_) => {
+                let mut resources = resources;
+                if self
+                    .transform_in_parts(loc, site, batch, &mut resources, dir, generators, sandbox)
+                    .is_some()
+                {
+                    return Ok(resources);
+                }
                 let stdin = encode(BUILTIN_GROUP, batch, &resources);
                 // Only a 127 answer needs the input back.
                 let kept = if optional { resources } else { Vec::new() };

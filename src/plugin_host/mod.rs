@@ -8,7 +8,8 @@
 //! kept with the `config.k8s.io/id` annotation); the other protocols live
 //! in [`legacy`], [`krm`] and [`container`] (a function annotation naming
 //! an image, checked before the exec path, as kustomize does) and behave as
-//! kustomize runs them.
+//! kustomize runs them. Transform calls to the shipped builtin send each
+//! resource only in the part the call can touch ([`partial`]).
 
 pub mod audit;
 mod call;
@@ -21,6 +22,7 @@ mod kep;
 pub mod krm;
 pub mod legacy;
 mod lookup;
+mod partial;
 mod plan;
 pub mod sandbox;
 mod settings;

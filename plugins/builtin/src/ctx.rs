@@ -31,15 +31,31 @@ impl Ctx {
     /// The context from the working directory and environment.
     pub fn from_env() -> Ctx {
         let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let load_restrictor = match std::env::var(protocol::ENV_LOAD_RESTRICTOR).as_deref() {
-            Ok("LoadRestrictionsNone") => LoadRestrictor::None,
-            _ => LoadRestrictor::RootOnly,
-        };
         let kustomization = std::env::var(protocol::ENV_KUSTOMIZATION)
             .unwrap_or_else(|_| root.join("kustomization.yaml").display().to_string());
-        let remote_files = std::env::var(protocol::ENV_REMOTE_FILES)
-            .ok()
-            .and_then(|j| serde_json::from_str(&j).ok())
+        Ctx::new(
+            root,
+            std::env::var(protocol::ENV_LOAD_RESTRICTOR).as_deref().ok(),
+            kustomization,
+            std::env::var(protocol::ENV_REMOTE_FILES).ok().as_deref(),
+        )
+    }
+
+    /// The context of a call in `root` with the core's load restrictor
+    /// setting and remote-file table (JSON), as the call's environment
+    /// carries them.
+    pub fn new(
+        root: PathBuf,
+        load_restrictor: Option<&str>,
+        kustomization: String,
+        remote_files_json: Option<&str>,
+    ) -> Ctx {
+        let load_restrictor = match load_restrictor {
+            Some("LoadRestrictionsNone") => LoadRestrictor::None,
+            _ => LoadRestrictor::RootOnly,
+        };
+        let remote_files = remote_files_json
+            .and_then(|j| serde_json::from_str(j).ok())
             .unwrap_or_default();
         Ctx {
             root,

@@ -11,10 +11,12 @@
 //! their own: `merging/` (strategic merge, JSON patch), `selecting/`
 //! (patch targets, resource ids, field-path elements) and `references/`
 //! (name back-references, `$(VAR)` variables). `plugin` speaks the exec
-//! protocol and `ctx` is what a call knows about its kustomization.
+//! protocol and `ctx` is what a call knows about its kustomization;
+//! `reach` tells the core which part of each resource a call can touch.
 
 pub mod ctx;
 pub mod plugin;
+pub mod reach;
 
 mod generators;
 mod merging;

@@ -138,6 +138,58 @@ pub fn each_resource_in_file(
 /// Files larger than this are parsed and encoded on two threads.
 const PIPELINED_FILE_BYTES: u64 = 256 * 1024;
 
+/// Local `resources:` files adding up to more than this are read on every
+/// core (below it, starting threads costs more than it saves).
+const PARALLEL_FILES_BYTES: u64 = 512 * 1024;
+
+/// The total size of the entries of `paths` that are local files (at least
+/// two of them, else 0: one file gains nothing from more threads).
+fn local_file_bytes(t: &Target, paths: &[String]) -> u64 {
+    let sizes: Vec<u64> = paths
+        .iter()
+        .filter_map(|p| std::fs::metadata(t.dir.join(p)).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .collect();
+    if sizes.len() < 2 {
+        0
+    } else {
+        sizes.iter().sum()
+    }
+}
+
+/// Resolve every entry of `paths`, a worker per core taking the next
+/// entry in turn; the results keep the listed order.
+fn resolve_on_all_cores(
+    paths: &[String],
+    resolve: impl Fn(&String) -> Result<Entry, Error> + Sync,
+) -> Result<Vec<Entry>, Error> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(paths.len());
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Entry, Error>>>> =
+        Mutex::new((0..paths.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(p) = paths.get(i) else { break };
+                let r = resolve(p);
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Error::new("a thread reading resources panicked"))))
+        .collect()
+}
+
 impl Builder {
     /// Accumulate `resources:` entries: files are read, directories built
     /// (in parallel, each with its own accumulator) and merged in order.
@@ -148,8 +200,10 @@ impl Builder {
         paths: &[String],
         stack: &[PathBuf],
     ) -> Result<Accumulator, Error> {
-        // Several remote entries are fetched concurrently (the first error
-        // in listed order is reported, as a sequential walk would).
+        // Several remote entries are fetched concurrently, and local files
+        // are read on every core when there is enough YAML to share (the
+        // first error in listed order is reported, as a sequential walk
+        // would).
         let remote = |p: &String| spec::is_remote_file(p) || RepoSpec::parse(p).is_ok();
         let entries: Vec<Entry> = if paths.iter().filter(|p| remote(p)).count() > 1 {
             std::thread::scope(|s| {
@@ -165,6 +219,8 @@ impl Builder {
                     })
                     .collect::<Result<_, _>>()
             })?
+        } else if local_file_bytes(t, paths) > PARALLEL_FILES_BYTES {
+            resolve_on_all_cores(paths, |p| self.resolve_entry(t, p))?
         } else {
             paths
                 .iter()

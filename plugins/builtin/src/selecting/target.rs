@@ -255,18 +255,21 @@ pub fn store_previous_id(res: &mut Value) {
     }
 }
 
+/// Whether the current or an earlier id of `res` equals `id`.
+pub fn has_id(res: &Value, id: &ResId) -> bool {
+    prev_ids(res)
+        .iter()
+        .chain(std::iter::once(&ResId::of(res)))
+        .any(|x| x.equals(id))
+}
+
 /// The one resource whose current or any earlier id equals `id` (kustomize's
 /// ResMap.GetById), with kustomize's error texts.
 pub fn find_by_id(resources: &[Value], id: &ResId) -> Result<usize, Error> {
     let found: Vec<usize> = resources
         .iter()
         .enumerate()
-        .filter(|(_, r)| {
-            prev_ids(r)
-                .iter()
-                .chain(std::iter::once(&ResId::of(r)))
-                .any(|x| x.equals(id))
-        })
+        .filter(|(_, r)| has_id(r, id))
         .map(|(i, _)| i)
         .collect();
     match found.as_slice() {

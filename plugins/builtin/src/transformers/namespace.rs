@@ -181,6 +181,13 @@ fn id_key(obj: &Value) -> IdKey {
     (id.gvk, id.name, ns)
 }
 
+/// The field specs a config applies besides `metadata/namespace` and the
+/// binding subjects (see [`crate::reach`]); None when it changes nothing.
+pub(crate) fn reach_specs(config: &Value) -> Result<Option<Vec<FieldSpec>>, Error> {
+    let settings = Settings::from_config(config)?;
+    Ok((!settings.namespace.is_empty()).then_some(settings.field_specs))
+}
+
 /// `NamespaceTransformer`: see the module documentation.
 // The signature is the dispatch table's `TransformFn`.
 #[allow(clippy::ptr_arg)]

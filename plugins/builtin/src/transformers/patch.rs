@@ -11,6 +11,7 @@ use super::patch_json6902::string_field;
 use super::patch_strategic_merge::{apply_to_selected, parse_patch_as_written, parse_resources};
 use crate::merging::json_patch::{self, Operation};
 use crate::merging::smp;
+use crate::reach::Picks;
 use crate::selecting::target::{self, Selector};
 use crate::Ctx;
 use kustom_api::schema::Schema;
@@ -108,6 +109,20 @@ impl PatchTransformer {
                 self.strategic_merge(resources, patches, schema)
             }
             Patch::Json(ops) => self.json6902(resources, ops),
+        }
+    }
+
+    /// Which resources the patch picks (see [`crate::reach`]); None for a
+    /// JSON patch without target or a bad selector, errors when applied.
+    pub(crate) fn picks(&self) -> Option<Picks> {
+        let merged = match &self.patch {
+            Patch::StrategicMerge(patches, Cow::Borrowed(_)) => Some(patches.as_slice()),
+            _ => None,
+        };
+        match (&self.target, &self.patch) {
+            (Some(sel), _) => Picks::by_selector(sel, merged),
+            (None, Patch::StrategicMerge(patches, _)) => Some(Picks::by_ids(patches, merged)),
+            (None, Patch::Json(_)) => None,
         }
     }
 

@@ -2,7 +2,8 @@
 //! (the engine in `merging::json_patch`) to the resources a target selects.
 
 use crate::merging::json_patch::{apply_keeping_annotations, decode, Operation};
-use crate::selecting::target;
+use crate::reach::Picks;
+use crate::selecting::target::{self, Selector};
 use crate::Ctx;
 use kustom_api::{err, Error, Value};
 
@@ -63,6 +64,12 @@ pub fn configure(config: &Value, ctx: &Ctx) -> Result<PatchJson6902Transformer, 
 }
 
 impl PatchJson6902Transformer {
+    /// Which resources the operations apply to (see [`crate::reach`]);
+    /// None if the target is not a valid selector.
+    pub(crate) fn picks(&self) -> Option<Picks> {
+        Picks::by_selector(&Selector::from_value(&self.selector).ok()?, None)
+    }
+
     /// Apply the operations to every resource the target selects.
     pub fn apply(&self, resources: &mut [Value]) -> Result<(), Error> {
         for i in target::select(resources, &self.selector)? {

@@ -5,6 +5,7 @@
 
 use super::patch_json6902::string_field;
 use crate::merging::smp;
+use crate::reach::Picks;
 use crate::selecting::target;
 use crate::Ctx;
 use kustom_api::schema::Schema;
@@ -60,6 +61,12 @@ pub fn configure(config: &Value, ctx: &Ctx) -> Result<PatchStrategicMergeTransfo
 }
 
 impl PatchStrategicMergeTransformer {
+    /// Which resources the patches pick (see [`crate::reach`]).
+    pub(crate) fn picks(&self) -> Picks {
+        let builtin_schema = matches!(self.schema, Cow::Borrowed(_));
+        Picks::by_ids(&self.patches, builtin_schema.then_some(&self.patches[..]))
+    }
+
     /// Apply each patch to the resource with the patch's id.
     pub fn apply(&self, resources: &mut Vec<Value>) -> Result<(), Error> {
         for patch in &self.patches {

@@ -58,10 +58,23 @@ use table::{normalize, BackRef, Config};
 // transformers that add or remove resources.
 #[allow(clippy::ptr_arg)]
 pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Result<(), Error> {
+    fix_references(&back_refs(config)?, resources)
+}
+
+/// The config's back-references, merged as kustomize merges them.
+fn back_refs(config: &Value) -> Result<Vec<BackRef>, Error> {
     let config: Config = serde_json::from_value(config.clone())
         .map_err(|e| err!("invalid NameReferenceTransformer config: {e}"))?;
-    let back_refs = normalize(config.name_reference.unwrap_or_default())?;
-    fix_references(&back_refs, resources)
+    normalize(config.name_reference.unwrap_or_default())
+}
+
+/// The field specs of the referrers, whose objects the pass may rewrite
+/// (see [`crate::reach`]).
+pub(crate) fn referrer_specs(config: &Value) -> Result<Vec<FieldSpec>, Error> {
+    Ok(back_refs(config)?
+        .into_iter()
+        .flat_map(|br| br.field_specs)
+        .collect())
 }
 
 /// A field spec ready to apply: its back-reference's target and split path.

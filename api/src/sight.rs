@@ -1,0 +1,330 @@
+//! What a shipped-builtin call sees of a resource: all of it, nothing, or a
+//! part (its identity and metadata plus named fields); cutting a resource's
+//! JSON text down to that part, and putting a changed part back.
+//!
+//! Most of a large build's bytes are CRD schemas and pod templates that a
+//! call's transformers never read: a namespace transformer touches
+//! `metadata` and a few named fields, a patch only its targets. Sending
+//! only what can be touched keeps the pipe, the builtin's parse and its
+//! encoding proportional to the work (README, "Benchmarks").
+//!
+//! Parts are cut at most two keys deep (`spec.conversion`), and the text of
+//! everything outside the part is kept byte for byte, so a resource put
+//! back is exactly the one a whole call would have returned. Putting back
+//! fails (`None`) when the answer holds a field that was hidden from the
+//! call: the part was too small, and the caller must send the whole.
+
+use crate::doc::Doc;
+use crate::Value;
+use serde_json::value::RawValue;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Top-level fields every part includes: the identity and build annotations.
+const HEAD_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
+/// What a call must see of one resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sight {
+    /// Nothing: the call can neither read nor change it.
+    Nothing,
+    /// `apiVersion`, `kind`, `metadata` and these fields.
+    Part(Fields),
+    /// The whole resource.
+    Whole,
+}
+
+/// Fields of a part besides the head: a top-level key whole (`None`), or
+/// one key below it (`Some`).
+pub type Fields = BTreeSet<(String, Option<String>)>;
+
+impl Sight {
+    /// The head only: `apiVersion`, `kind` and `metadata`.
+    pub fn head() -> Sight {
+        Sight::Part(Fields::new())
+    }
+
+    /// See at least what `other` sees too.
+    pub fn widen(&mut self, other: Sight) {
+        match (&mut *self, other) {
+            (Sight::Whole, _) | (_, Sight::Nothing) => {}
+            (_, Sight::Whole) => *self = Sight::Whole,
+            (Sight::Nothing, part) => *self = part,
+            (Sight::Part(mine), Sight::Part(theirs)) => mine.extend(theirs),
+        }
+    }
+
+    /// See at least the field at `path` (map keys from the top; only the
+    /// first two count, everything below them is seen whole).
+    pub fn widen_to_path(&mut self, path: &[String]) {
+        let mut fields = Fields::new();
+        match path {
+            [] => return self.widen(Sight::Whole),
+            [top] => fields.insert((top.clone(), None)),
+            [top, sub, ..] => fields.insert((top.clone(), Some(sub.clone()))),
+        };
+        self.widen(Sight::Part(fields));
+    }
+}
+
+/// A resource's top-level fields as text, in key order.
+type RawMap<'a> = BTreeMap<String, &'a RawValue>;
+
+fn raw_map(json: &str) -> Option<RawMap<'_>> {
+    serde_json::from_str(json).ok()
+}
+
+/// Whether the part shows the top-level key whole.
+fn shows_whole(fields: &Fields, key: &str) -> bool {
+    HEAD_FIELDS.contains(&key) || fields.contains(&(key.to_string(), None))
+}
+
+/// The keys below `key` that the part shows (empty if none or shown whole).
+fn shown_below<'f>(fields: &'f Fields, key: &str) -> BTreeSet<&'f str> {
+    fields
+        .iter()
+        .filter(|(top, _)| top == key)
+        .filter_map(|(_, sub)| sub.as_deref())
+        .collect()
+}
+
+/// Write `{"key":raw,…}` for the entries in order.
+fn write_object<'a>(out: &mut String, entries: impl Iterator<Item = (&'a str, &'a str)>) {
+    out.push('{');
+    for (i, (key, raw)) in entries.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(key).expect("strings always serialise"));
+        out.push(':');
+        out.push_str(raw);
+    }
+    out.push('}');
+}
+
+/// The sub-objects a part cuts: each top-level key shown only in part,
+/// whose value is an object, as its own raw map.
+fn cut_objects<'a>(top: &RawMap<'a>, fields: &Fields) -> Option<BTreeMap<String, RawMap<'a>>> {
+    let mut cut = BTreeMap::new();
+    for (key, raw) in top {
+        if shows_whole(fields, key) || shown_below(fields, key).is_empty() {
+            continue;
+        }
+        // A key shown in part whose value is not an object is shown whole.
+        if raw.get().starts_with('{') {
+            cut.insert(key.clone(), raw_map(raw.get())?);
+        }
+    }
+    Some(cut)
+}
+
+/// The JSON text of the part of `doc` that `fields` shows. None if the
+/// text is not a JSON object (then the whole must be sent).
+pub fn cut(doc: &Doc, fields: &Fields) -> Option<String> {
+    let top = raw_map(doc.json())?;
+    let cut = cut_objects(&top, fields)?;
+    let mut out = String::with_capacity(256);
+    let mut kept: Vec<(&str, String)> = Vec::new();
+    for (key, raw) in &top {
+        if let Some(sub) = cut.get(key) {
+            let shown = shown_below(fields, key);
+            let mut text = String::new();
+            write_object(
+                &mut text,
+                sub.iter()
+                    .filter(|(k, _)| shown.contains(k.as_str()))
+                    .map(|(k, v)| (k.as_str(), v.get())),
+            );
+            kept.push((key, text));
+        } else if shows_whole(fields, key) || !shown_below(fields, key).is_empty() {
+            kept.push((key, raw.get().to_string()));
+        }
+    }
+    write_object(&mut out, kept.iter().map(|(k, v)| (*k, v.as_str())));
+    Some(out)
+}
+
+/// Put `answer` (what the call returned for the part of `doc` that `fields`
+/// shows) back into `doc`. None if the answer holds a field that the part
+/// hid, or drops a cut object: the call needed more than it was sent.
+pub fn put_back(doc: &Doc, fields: &Fields, answer: &Doc) -> Option<Doc> {
+    let top = raw_map(doc.json())?;
+    let cut = cut_objects(&top, fields)?;
+    let new = raw_map(answer.json())?;
+    let mut merged: BTreeMap<&str, String> = BTreeMap::new();
+    for (key, raw) in &top {
+        if let Some(sub) = cut.get(key) {
+            // The hidden keys of a cut object stay; the shown ones come
+            // from the answer, which must still have the object.
+            let shown = shown_below(fields, key);
+            let answered = raw_map(new.get(key)?.get())?;
+            if answered
+                .keys()
+                .any(|k| !shown.contains(k.as_str()) && sub.contains_key(k))
+            {
+                return None;
+            }
+            let mut entries: BTreeMap<&str, &str> = sub
+                .iter()
+                .filter(|(k, _)| !shown.contains(k.as_str()))
+                .map(|(k, v)| (k.as_str(), v.get()))
+                .collect();
+            entries.extend(answered.iter().map(|(k, v)| (k.as_str(), v.get())));
+            let mut text = String::new();
+            write_object(&mut text, entries.into_iter());
+            merged.insert(key, text);
+        } else if shows_whole(fields, key) || !shown_below(fields, key).is_empty() {
+            if let Some(v) = new.get(key) {
+                merged.insert(key, v.get().to_string());
+            }
+        } else {
+            // Hidden from the call: it cannot have answered it.
+            if new.contains_key(key) {
+                return None;
+            }
+            merged.insert(key, raw.get().to_string());
+        }
+    }
+    for (key, v) in &new {
+        if !top.contains_key(key) {
+            merged.insert(key, v.get().to_string());
+        }
+    }
+    let mut out = String::with_capacity(doc.json().len() + 64);
+    write_object(&mut out, merged.iter().map(|(k, v)| (*k, v.as_str())));
+    Doc::from_json(&out).ok()
+}
+
+/// The head of a resource (`apiVersion`, `kind`, `metadata`) as a value,
+/// read without building the rest.
+pub fn head_value(doc: &Doc) -> Value {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "apiVersion")]
+        api_version: Option<Value>,
+        kind: Option<Value>,
+        metadata: Option<Value>,
+    }
+    let mut out = crate::Map::new();
+    if let Ok(head) = crate::json::from_str::<Head>(doc.json()) {
+        for (key, v) in [
+            ("apiVersion", head.api_version),
+            ("kind", head.kind),
+            ("metadata", head.metadata),
+        ] {
+            if let Some(v) = v {
+                out.insert(key.to_string(), v);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(v: Value) -> Doc {
+        Doc::from_value(&v)
+    }
+
+    fn fields(list: &[(&str, Option<&str>)]) -> Fields {
+        list.iter()
+            .map(|(k, s)| (k.to_string(), s.map(str::to_string)))
+            .collect()
+    }
+
+    fn crd() -> Value {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "foos.example.com"},
+            "spec": {"group": "example.com", "versions": [{"name": "v1", "schema": {"x": 1.50}}],
+                     "conversion": {"strategy": "None"}}})
+    }
+
+    #[test]
+    fn a_part_keeps_the_head_and_the_named_fields_only() {
+        let d = doc(crd());
+        let part = cut(&d, &fields(&[("spec", Some("conversion"))])).unwrap();
+        let v: Value = serde_json::from_str(&part).unwrap();
+        assert_eq!(
+            v,
+            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": "foos.example.com"}, "spec": {"conversion": {"strategy": "None"}}})
+        );
+        let head = cut(&d, &Fields::new()).unwrap();
+        assert!(!head.contains("spec"));
+    }
+
+    #[test]
+    fn an_answer_goes_back_with_the_hidden_text_unchanged() {
+        let d = doc(crd());
+        let f = fields(&[("spec", Some("conversion"))]);
+        let mut answer: Value = serde_json::from_str(&cut(&d, &f).unwrap()).unwrap();
+        answer["metadata"]["labels"] = json!({"app": "x"});
+        answer["spec"]["conversion"]["webhook"] = json!({"clientConfig": {}});
+        let merged = put_back(&d, &f, &doc(answer)).unwrap();
+        let mut expected = crd();
+        expected["metadata"]["labels"] = json!({"app": "x"});
+        expected["spec"]["conversion"]["webhook"] = json!({"clientConfig": {}});
+        assert_eq!(merged.json(), doc(expected).json());
+        // The float's text is the original's, never re-encoded.
+        assert!(merged.json().contains("1.5"));
+    }
+
+    #[test]
+    fn an_answer_touching_a_hidden_field_is_refused() {
+        let d = doc(crd());
+        let f = Fields::new();
+        let mut answer: Value = serde_json::from_str(&cut(&d, &f).unwrap()).unwrap();
+        answer["spec"] = json!({"group": "other"});
+        assert!(put_back(&d, &f, &doc(answer)).is_none());
+        // Below a cut object too.
+        let f = fields(&[("spec", Some("conversion"))]);
+        let mut answer: Value = serde_json::from_str(&cut(&d, &f).unwrap()).unwrap();
+        answer["spec"]["group"] = json!("other");
+        assert!(put_back(&d, &f, &doc(answer)).is_none());
+        // Dropping a cut object is refused as well.
+        let mut answer: Value = serde_json::from_str(&cut(&d, &f).unwrap()).unwrap();
+        answer.as_object_mut().unwrap().remove("spec");
+        assert!(put_back(&d, &f, &doc(answer)).is_none());
+    }
+
+    #[test]
+    fn new_fields_and_removed_shown_fields_are_taken_from_the_answer() {
+        let d = doc(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": {"x": "1"}}, "data": {"k": "v"}}),
+        );
+        let f = Fields::new();
+        let mut answer: Value = serde_json::from_str(&cut(&d, &f).unwrap()).unwrap();
+        answer["metadata"].as_object_mut().unwrap().remove("labels");
+        answer["immutable"] = json!(true);
+        let merged = put_back(&d, &f, &doc(answer)).unwrap();
+        assert_eq!(
+            merged.value(),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}, "immutable": true})
+        );
+    }
+
+    #[test]
+    fn sights_widen() {
+        let mut s = Sight::Nothing;
+        s.widen(Sight::head());
+        assert_eq!(s, Sight::head());
+        s.widen_to_path(&["spec".into(), "template".into(), "metadata".into()]);
+        assert_eq!(s, Sight::Part(fields(&[("spec", Some("template"))])));
+        s.widen(Sight::Whole);
+        assert_eq!(s, Sight::Whole);
+        s.widen(Sight::head());
+        assert_eq!(s, Sight::Whole);
+    }
+
+    #[test]
+    fn the_head_value_holds_identity_and_metadata_only() {
+        let d = doc(crd());
+        assert_eq!(
+            head_value(&d),
+            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": "foos.example.com"}})
+        );
+    }
+}

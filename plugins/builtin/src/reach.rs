@@ -1,0 +1,491 @@
+//! What a call's transformers can read or change of each resource, so that
+//! the core sends each resource only in the part the call can touch
+//! ([`kustom_api::sight`]) and keeps the rest of its text as it is.
+//!
+//! Each config kind that this module knows gives a rule; any other kind
+//! (replacements, images, replicas, vars, generators, unknown kinds) makes
+//! the whole call see every resource whole. The rules, by kind:
+//! - patches (`PatchTransformer`, `PatchStrategicMergeTransformer`,
+//!   `PatchJson6902Transformer`): the whole of each resource the target
+//!   selector picks, or that has the patch's id now or before a rename;
+//! - `HashTransformer`: the whole of each resource marked for a hash suffix;
+//! - `NameReferenceTransformer`: the head of every resource (each may be a
+//!   referral target, and an ambiguity is judged over all of them), the
+//!   whole of each resource some referrer field spec applies to;
+//! - field-spec transformers (namespace, labels, annotations, name prefix
+//!   and suffix): the head of every resource, and the fields their specs
+//!   name, two keys deep (`spec.template`), where a spec applies to the
+//!   resource's current or original kind, and the label and annotation
+//!   entries linked to them; binding subjects for namespaces.
+//!
+//! The decision is made on the resources as the call receives them. A
+//! field-spec transformer can change any resource's labels, name or
+//! namespace, which a later patch selector or id would see: a patch after
+//! one makes the call see everything whole, and so does a hash after one
+//! that may set the hash-suffix annotation.
+
+use crate::selecting::target::{self, CompiledSelector, Selector};
+use crate::transformers::{labels, namespace, patch, patch_json6902, patch_strategic_merge};
+use crate::{references::name_reference, Ctx};
+use kustom_api::fieldspec::{config_field_specs, split_path, FieldSpec};
+use kustom_api::sight::Sight;
+use kustom_api::{protocol, resource, Gvk, ResId, Value};
+
+/// Which resources a patch applies to, and what it touches of them.
+pub(crate) struct Picks {
+    which: Which,
+    /// The fields a strategic merge patch names, when only those can
+    /// change (see [`merged_fields`]); None: the whole resource.
+    fields: Option<Sight>,
+}
+
+/// How a patch picks its resources.
+enum Which {
+    /// Those a target selector picks.
+    Selector(CompiledSelector),
+    /// Those with one of these ids, now or before a rename.
+    Ids(Vec<ResId>),
+}
+
+impl Picks {
+    /// Resources picked by `sel`; `merged`: the strategic merge patches
+    /// applied to them (with the builtin schema), if that is what it is.
+    /// None if the selector does not compile (the call then reports it).
+    pub(crate) fn by_selector(sel: &Selector, merged: Option<&[Value]>) -> Option<Picks> {
+        Some(Picks {
+            which: Which::Selector(sel.compile().ok()?),
+            fields: merged.and_then(merged_fields),
+        })
+    }
+
+    /// Resources with the ids of the strategic merge `patches`; `merged`
+    /// as for [`Picks::by_selector`].
+    pub(crate) fn by_ids(patches: &[Value], merged: Option<&[Value]>) -> Picks {
+        Picks {
+            which: Which::Ids(patches.iter().map(target::org_id).collect()),
+            fields: merged.and_then(merged_fields),
+        }
+    }
+}
+
+/// What strategic merge patches can change of a CustomResourceDefinition:
+/// the fields they name, two keys deep. The walk of the merge also visits
+/// fields a patch does not name, but changes them only in associative lists
+/// (which no CRD schema has) and where values were written empty (which a
+/// resource records, see [`touched`]). None when a directive (`$patch`,
+/// `$retainKeys`, …) is among those keys.
+fn merged_fields(patches: &[Value]) -> Option<Sight> {
+    let mut sight = Sight::head();
+    for patch in patches {
+        for (key, value) in patch.as_object()? {
+            if key.starts_with('$') {
+                return None;
+            }
+            if ["apiVersion", "kind", "metadata"].contains(&key.as_str()) {
+                continue;
+            }
+            match value {
+                Value::Object(below) => {
+                    for sub in below.keys() {
+                        if sub.starts_with('$') {
+                            return None;
+                        }
+                        sight.widen_to_path(&[key.clone(), sub.clone()]);
+                    }
+                    if below.is_empty() {
+                        sight.widen_to_path(std::slice::from_ref(key));
+                    }
+                }
+                _ => sight.widen_to_path(std::slice::from_ref(key)),
+            }
+        }
+    }
+    Some(sight)
+}
+
+/// What a patch picking `head` touches of it.
+fn touched(picks: &Picks, head: &Value) -> Sight {
+    let crd = resource::kind(head) == "CustomResourceDefinition"
+        && resource::api_version(head).starts_with("apiextensions.k8s.io/");
+    match &picks.fields {
+        Some(fields) if crd && resource::annotation(head, protocol::EMPTY_NULLS).is_none() => {
+            fields.clone()
+        }
+        _ => Sight::Whole,
+    }
+}
+
+/// One config's rule.
+enum Rule {
+    /// A patch: what it touches of the resources it picks.
+    Patch(Box<Picks>),
+    /// The whole of resources marked for a hash suffix.
+    Hashed,
+    /// The head of all, the whole of referrers.
+    References(Vec<FieldSpec>),
+    /// The head of all and the named fields; with `subjects`, the subjects
+    /// of role bindings too.
+    FieldSpecs {
+        specs: Vec<FieldSpec>,
+        subjects: bool,
+    },
+}
+
+/// What a call can touch, rule by rule.
+pub struct Reach {
+    rules: Vec<Rule>,
+}
+
+impl Reach {
+    /// The reach of a transform call running `configs` in order, or None
+    /// when the call must see every resource whole.
+    pub fn of(configs: &[Value], ctx: &Ctx) -> Option<Reach> {
+        let mut rules = Vec::with_capacity(configs.len());
+        // A field-spec transformer ran before: ids and labels may change.
+        let mut renames = false;
+        // …and it may have set the hash-suffix annotation.
+        let mut may_mark_hash = false;
+        for config in configs {
+            let rule = match resource::kind(config) {
+                "PatchTransformer" if !renames => {
+                    Rule::Patch(Box::new(patch::configure(config, ctx).ok()?.picks()?))
+                }
+                "PatchStrategicMergeTransformer" if !renames => Rule::Patch(Box::new(
+                    patch_strategic_merge::configure(config, ctx).ok()?.picks(),
+                )),
+                "PatchJson6902Transformer" if !renames => Rule::Patch(Box::new(
+                    patch_json6902::configure(config, ctx).ok()?.picks()?,
+                )),
+                "HashTransformer" if !may_mark_hash => Rule::Hashed,
+                "NameReferenceTransformer" => {
+                    Rule::References(name_reference::referrer_specs(config).ok()?)
+                }
+                "NamespaceTransformer" => {
+                    let Some(specs) = namespace::reach_specs(config).ok()? else {
+                        continue;
+                    };
+                    renames = true;
+                    Rule::FieldSpecs {
+                        specs,
+                        subjects: true,
+                    }
+                }
+                kind @ ("LabelTransformer" | "AnnotationsTransformer") => {
+                    let key = if kind == "LabelTransformer" {
+                        "labels"
+                    } else {
+                        "annotations"
+                    };
+                    let entries = labels::string_map(config, key).ok()?;
+                    renames = true;
+                    may_mark_hash |= entries
+                        .iter()
+                        .any(|(k, _)| k == protocol::NEEDS_HASH_SUFFIX);
+                    Rule::FieldSpecs {
+                        specs: config_field_specs(config, "fieldSpecs")
+                            .ok()?
+                            .unwrap_or_default(),
+                        subjects: false,
+                    }
+                }
+                "PrefixTransformer" | "SuffixTransformer" | "PrefixSuffixTransformer" => {
+                    renames = true;
+                    Rule::FieldSpecs {
+                        specs: config_field_specs(config, "fieldSpecs").ok()??,
+                        subjects: false,
+                    }
+                }
+                _ => return None,
+            };
+            rules.push(rule);
+        }
+        Some(Reach { rules })
+    }
+
+    /// What the call must see of a resource whose head (`apiVersion`,
+    /// `kind`, `metadata`) is `head`.
+    pub fn sight(&self, head: &Value) -> Sight {
+        let mut sight = Sight::Nothing;
+        let gvks = || {
+            let now = Gvk::from_api_version(resource::api_version(head), resource::kind(head));
+            let org = resource::org_id(head).gvk;
+            [now, org]
+        };
+        for rule in &self.rules {
+            match rule {
+                Rule::Patch(picks) => {
+                    let picked = match &picks.which {
+                        Which::Selector(sel) => sel.matches(head),
+                        Which::Ids(ids) => ids.iter().any(|id| target::has_id(head, id)),
+                    };
+                    if picked {
+                        sight.widen(touched(picks, head));
+                    }
+                }
+                Rule::Hashed => {
+                    if resource::annotation(head, protocol::NEEDS_HASH_SUFFIX) == Some("enabled") {
+                        return Sight::Whole;
+                    }
+                }
+                Rule::References(specs) => {
+                    let gvks = gvks();
+                    if specs.iter().any(|fs| gvks.iter().any(|g| fs.applies_to(g))) {
+                        return Sight::Whole;
+                    }
+                    sight.widen(Sight::head());
+                }
+                Rule::FieldSpecs { specs, subjects } => {
+                    sight.widen(Sight::head());
+                    let gvks = gvks();
+                    for fs in specs {
+                        if gvks.iter().any(|g| fs.applies_to(g)) {
+                            match map_keys(&fs.path) {
+                                Some(keys) => sight.widen_to_path(&keys),
+                                None => return Sight::Whole,
+                            }
+                        }
+                    }
+                    // Entries linked to the ones these specs name change
+                    // with them (see `transformers::shared_entries`).
+                    for path in linked_entries(head) {
+                        match path {
+                            Some(keys) => sight.widen_to_path(&keys),
+                            None => return Sight::Whole,
+                        }
+                    }
+                    if *subjects
+                        && gvks
+                            .iter()
+                            .any(|g| g.kind == "RoleBinding" || g.kind == "ClusterRoleBinding")
+                    {
+                        sight.widen_to_path(&["subjects".to_string()]);
+                    }
+                }
+            }
+        }
+        sight
+    }
+}
+
+/// The paths of the label and annotation entries that share a value in
+/// `head`, as map keys (up to two: a part holds nothing deeper); None for
+/// a path that does not start with a map key.
+fn linked_entries(head: &Value) -> Vec<Option<Vec<String>>> {
+    let Some(text) = resource::annotation(head, protocol::SHARED_ENTRIES) else {
+        return Vec::new();
+    };
+    let Ok(Value::Array(groups)) = serde_json::from_str::<Value>(text) else {
+        return vec![None];
+    };
+    let paths = groups.iter().flat_map(|g| {
+        g.get("paths")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    });
+    paths
+        .map(|path| {
+            let steps = path.as_array()?;
+            let keys: Vec<String> = steps
+                .iter()
+                .take(2)
+                .map_while(|s| s.as_str().map(str::to_string))
+                .collect();
+            (!keys.is_empty()).then_some(keys)
+        })
+        .collect()
+}
+
+/// The map keys a field path starts with, as far as a part is cut (two):
+/// `spec/containers[]/image` starts with `spec`, `containers`. None when a
+/// sequence step comes first (`[name=x]`), which no part can hold.
+fn map_keys(path: &str) -> Option<Vec<String>> {
+    let mut keys = Vec::new();
+    for segment in split_path(path).into_iter().take(2) {
+        if segment.starts_with('[') {
+            return None;
+        }
+        let key = match segment.find('[') {
+            Some(i) => segment[..i].to_string(),
+            None => segment,
+        };
+        keys.push(key);
+    }
+    Some(keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn head(api_version: &str, kind: &str, name: &str) -> Value {
+        json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name}})
+    }
+
+    fn reach(configs: &[Value]) -> Option<Reach> {
+        Reach::of(configs, &Ctx::for_tests())
+    }
+
+    fn config(kind: &str, mut body: Value) -> Value {
+        body["apiVersion"] = json!("builtin");
+        body["kind"] = json!(kind);
+        body["metadata"]["name"] = json!("c");
+        body
+    }
+
+    #[test]
+    fn a_patch_sees_its_targets_whole_and_nothing_else() {
+        let r = reach(&[config(
+            "PatchTransformer",
+            json!({"patch": "- op: add\n  path: /spec/x\n  value: 1\n",
+                   "target": {"kind": "Deployment", "name": "web"}}),
+        )])
+        .unwrap();
+        assert_eq!(r.sight(&head("apps/v1", "Deployment", "web")), Sight::Whole);
+        assert_eq!(
+            r.sight(&head(
+                "apiextensions.k8s.io/v1",
+                "CustomResourceDefinition",
+                "x"
+            )),
+            Sight::Nothing
+        );
+        // Without target, by the patch's own id, also under an earlier name.
+        let r = reach(&[config(
+            "PatchTransformer",
+            json!({"patch": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: b\n"}),
+        )])
+        .unwrap();
+        let mut renamed = head("v1", "ConfigMap", "p-cm");
+        renamed["metadata"]["annotations"] = json!({
+            protocol::PREVIOUS_NAMES: "cm", protocol::PREVIOUS_NAMESPACES: "default",
+            protocol::PREVIOUS_KINDS: "ConfigMap"});
+        assert_eq!(r.sight(&renamed), Sight::Whole);
+        assert_eq!(r.sight(&head("v1", "ConfigMap", "other")), Sight::Nothing);
+    }
+
+    #[test]
+    fn field_specs_show_the_head_and_their_fields_two_keys_deep() {
+        let r = reach(&[config(
+            "NamespaceTransformer",
+            json!({"metadata": {"namespace": "ns"}, "fieldSpecs": [
+                {"path": "spec/conversion/webhook/clientConfig/service/namespace",
+                 "group": "apiextensions.k8s.io", "kind": "CustomResourceDefinition"}]}),
+        )])
+        .unwrap();
+        let mut crd = Sight::head();
+        crd.widen_to_path(&["spec".into(), "conversion".into()]);
+        assert_eq!(
+            r.sight(&head(
+                "apiextensions.k8s.io/v1",
+                "CustomResourceDefinition",
+                "x"
+            )),
+            crd
+        );
+        assert_eq!(r.sight(&head("v1", "Service", "s")), Sight::head());
+        let mut binding = Sight::head();
+        binding.widen_to_path(&["subjects".into()]);
+        assert_eq!(
+            r.sight(&head("rbac.authorization.k8s.io/v1", "RoleBinding", "b")),
+            binding
+        );
+    }
+
+    #[test]
+    fn a_patch_after_a_renaming_transformer_sees_everything() {
+        let prefix = config(
+            "PrefixTransformer",
+            json!({"prefix": "p-", "fieldSpecs": [{"path": "metadata/name"}]}),
+        );
+        let patch = config(
+            "PatchTransformer",
+            json!({"patch": r#"[{"op": "add", "path": "/x", "value": 1}]"#, "target": {"kind": "Deployment"}}),
+        );
+        assert!(reach(&[patch.clone(), prefix.clone()]).is_some());
+        assert!(reach(&[prefix, patch]).is_none());
+    }
+
+    #[test]
+    fn unknown_kinds_and_bad_configs_see_everything() {
+        assert!(reach(&[config("ReplacementTransformer", json!({}))]).is_none());
+        assert!(reach(&[config("PatchTransformer", json!({}))]).is_none());
+        assert!(reach(&[
+            config(
+                "AnnotationsTransformer",
+                json!({"annotations": {protocol::NEEDS_HASH_SUFFIX: "enabled"}, "fieldSpecs": []})
+            ),
+            config("HashTransformer", json!({}))
+        ])
+        .is_none());
+    }
+
+    #[test]
+    fn references_see_all_heads_and_referrers_whole() {
+        let r = reach(&[config(
+            "NameReferenceTransformer",
+            json!({"nameReference": [{"kind": "ConfigMap", "version": "v1", "fieldSpecs": [
+                {"path": "spec/template/spec/volumes/configMap/name", "kind": "Deployment"}]}]}),
+        )])
+        .unwrap();
+        assert_eq!(r.sight(&head("apps/v1", "Deployment", "d")), Sight::Whole);
+        assert_eq!(r.sight(&head("v1", "ConfigMap", "c")), Sight::head());
+    }
+
+    #[test]
+    fn a_merge_patch_on_a_crd_sees_the_fields_it_names() {
+        let patch = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\nspec:\n  conversion:\n    strategy: None\n";
+        let r = reach(&[config("PatchTransformer", json!({"patch": patch}))]).unwrap();
+        let crd = head("apiextensions.k8s.io/v1", "CustomResourceDefinition", "x");
+        let mut want = Sight::head();
+        want.widen_to_path(&["spec".into(), "conversion".into()]);
+        assert_eq!(r.sight(&crd), want);
+        // Values written empty are dropped anywhere the merge walks.
+        let mut with_empty = crd.clone();
+        with_empty["metadata"]["annotations"] = json!({protocol::EMPTY_NULLS: "[]"});
+        assert_eq!(r.sight(&with_empty), Sight::Whole);
+        // A directive may reach anywhere.
+        let directive = format!("{patch}  $retainKeys: [conversion]\n");
+        let r = reach(&[config("PatchTransformer", json!({"patch": directive}))]).unwrap();
+        assert_eq!(r.sight(&crd), Sight::Whole);
+        // Other kinds have associative lists the merge normalises.
+        let r = reach(&[config(
+            "PatchTransformer",
+            json!({"patch": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  replicas: 2\n"}),
+        )])
+        .unwrap();
+        assert_eq!(r.sight(&head("apps/v1", "Deployment", "d")), Sight::Whole);
+    }
+
+    /// Why a merge patch can be sent a CRD's part: no list in the builtin
+    /// schema of the apiextensions group merges by key.
+    #[test]
+    fn no_crd_list_merges_by_key() {
+        let schema = include_str!("../../../api/src/data/k8s_openapi_v1_21_2.txt");
+        let mut in_crd = false;
+        let mut checked = 0;
+        for line in schema.lines() {
+            if let Some(def) = line.strip_prefix("D ") {
+                in_crd = def.starts_with("io.k8s.apiextensions-apiserver.");
+            } else if in_crd && line.starts_with("P ") {
+                checked += 1;
+                assert_eq!(line.split_whitespace().count(), 3, "{line}");
+            }
+        }
+        assert!(checked > 100);
+    }
+
+    #[test]
+    fn field_paths_give_their_first_two_map_keys() {
+        assert_eq!(
+            map_keys("spec/containers[]/image"),
+            Some(vec!["spec".to_string(), "containers".to_string()])
+        );
+        assert_eq!(
+            map_keys("metadata/labels"),
+            Some(vec!["metadata".into(), "labels".into()])
+        );
+        assert_eq!(map_keys("[name=x]/image"), None);
+    }
+}

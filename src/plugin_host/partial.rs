@@ -1,0 +1,180 @@
+//! Shipped-builtin transform calls that send each resource only in the part
+//! the call's transformers can touch (`kustom_builtin::reach`): nothing,
+//! its head and some named fields, or all of it. The answers are put back
+//! into the resources (`kustom_api::sight`), whose other text is kept.
+//!
+//! The builtin answers what it was sent in order, less the resources a
+//! patch deleted, plus what the call's generators made; each answer is
+//! paired with what was sent by its ids. A
+//! call that cannot be answered from parts is made again with every
+//! resource whole, as if parts had never been tried: an error, a 127, an
+//! answer that does not pair up, or one that holds a field its part hid.
+//! So the result, errors included, is always a whole call's.
+
+use super::lookup::Location;
+use super::sandbox::CallSandbox;
+use super::settings::Settings;
+use super::site::Site;
+use kustom_api::doc::{self, Doc};
+use kustom_api::protocol;
+use kustom_api::sight::{self, Fields, Sight};
+use kustom_api::{ResId, Value};
+use kustom_builtin::reach::Reach;
+use std::path::Path;
+
+/// Which sent resource each answer is: the builtin keeps the order of what
+/// it is sent, only drops resources (a patch deleting its target) and adds
+/// the generated ones after all others, so each answer is the next sent
+/// resource that any of its ids, now or before a rename, names, or else a
+/// new resource (None). None if a new resource is not allowed (`generated`
+/// false) or comes before one that was sent.
+fn pair_up(
+    resources: &[Doc],
+    sent: &[Sent],
+    answers: &[Doc],
+    generated: bool,
+) -> Option<Vec<Option<usize>>> {
+    let mut next = 0;
+    let mut pairs = Vec::with_capacity(answers.len());
+    for answer in answers {
+        let ids: Vec<ResId> = answer
+            .previous_ids()
+            .into_iter()
+            .chain(std::iter::once(answer.id()))
+            .collect();
+        let k = (next..sent.len()).find(|&k| {
+            let id = resources[sent[k].0].id();
+            ids.iter().any(|a| a.equals(&id))
+        });
+        match k {
+            Some(k) if pairs.last().is_none_or(Option::is_some) => {
+                pairs.push(Some(k));
+                next = k + 1;
+            }
+            None if generated => pairs.push(None),
+            _ => return None,
+        }
+    }
+    Some(pairs)
+}
+
+/// A resource sent in a partial call: its index, and the fields of its
+/// part (None: sent whole).
+type Sent = (usize, Option<Fields>);
+
+impl Settings {
+    /// Run `batch` over `resources` in one shipped-builtin call that sees
+    /// only what it can touch, changing them in place; the first
+    /// `generators` configs are builtin generators run first (their
+    /// resources are added at the end). None: the call must be made whole
+    /// (see the module documentation); `resources` are then unchanged.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn transform_in_parts(
+        &self,
+        loc: &Location,
+        site: &Site<'_>,
+        batch: &[Value],
+        resources: &mut Vec<Doc>,
+        dir: &Path,
+        generators: usize,
+        sandbox: &CallSandbox,
+    ) -> Option<()> {
+        let ctx = kustom_builtin::Ctx::new(
+            dir.to_path_buf(),
+            Some(&self.load_restrictor),
+            site.kust_file.display().to_string(),
+            self.remote.files_json().as_deref(),
+        );
+        let reach = Reach::of(&batch[generators..], &ctx)?;
+        let mut stdin = protocol::write_json_stream(batch);
+        let mut sent: Vec<Sent> = Vec::new();
+        let mut whole = 0;
+        for (i, d) in resources.iter().enumerate() {
+            let mut seen = reach.sight(&sight::head_value(d));
+            // Generators refuse ids that are taken: they see every head.
+            if generators > 0 {
+                seen.widen(Sight::head());
+            }
+            let text = match seen {
+                Sight::Nothing => continue,
+                Sight::Part(fields) => match sight::cut(d, &fields) {
+                    Some(part) => {
+                        sent.push((i, Some(fields)));
+                        part
+                    }
+                    None => {
+                        sent.push((i, None));
+                        d.json().to_string()
+                    }
+                },
+                Sight::Whole => {
+                    sent.push((i, None));
+                    d.json().to_string()
+                }
+            };
+            whole += usize::from(sent.last().is_some_and(|(_, f)| f.is_none()));
+            stdin.extend_from_slice(b"---\n");
+            stdin.extend_from_slice(text.as_bytes());
+            stdin.push(b'\n');
+        }
+        if whole == resources.len() {
+            return None;
+        }
+        tracing::debug!(
+            resources = resources.len(),
+            sent = sent.len(),
+            whole,
+            stdin_bytes = stdin.len(),
+            "builtin call in parts"
+        );
+        let again = |why: &str| {
+            tracing::debug!(why, "builtin call in parts made again whole");
+            None
+        };
+        let answer = match self.call(loc, site, dir, stdin, generators, sandbox) {
+            Ok(Some(answer)) => answer,
+            Ok(None) => return again("127"),
+            Err(_) => return again("an error"),
+        };
+        let answers = match doc::read_stream(&answer.stdout) {
+            Ok(answers) => answers,
+            Err(_) => return again("an answer that is not a JSON stream"),
+        };
+        let Some(pairs) = pair_up(resources, &sent, &answers, generators > 0) else {
+            return again("an answer that does not follow what was sent");
+        };
+        let mut merged = Vec::with_capacity(answers.len());
+        let mut added = Vec::new();
+        for (&k, answer) in pairs.iter().zip(answers) {
+            let Some(k) = k else {
+                added.push(answer);
+                continue;
+            };
+            let (i, fields) = &sent[k];
+            merged.push(match fields {
+                None => answer,
+                Some(fields) => match sight::put_back(&resources[*i], fields, &answer) {
+                    Some(d) => d,
+                    None => return again("an answer beyond its part"),
+                },
+            });
+        }
+        // Resources sent and not answered were deleted (`$patch: delete`).
+        let mut deleted = vec![false; resources.len()];
+        for (i, _) in &sent {
+            deleted[*i] = true;
+        }
+        for (&k, d) in pairs.iter().flatten().zip(merged) {
+            let i = sent[k].0;
+            deleted[i] = false;
+            resources[i] = d;
+        }
+        let mut i = 0;
+        resources.retain(|_| {
+            i += 1;
+            !deleted[i - 1]
+        });
+        resources.extend(added);
+        Some(())
+    }
+}

@@ -1,0 +1,215 @@
+//! Shipped-builtin calls that are sent only the part of each resource they
+//! can touch: a tree of patches, a namespace, labels, a deletion and a
+//! generated ConfigMap gives kubectl's bytes while its CRD's schema never
+//! crosses the pipe; a call whose answer goes beyond the parts it was sent
+//! is made again whole and still gives kubectl's bytes.
+
+mod support;
+
+use support::Env;
+
+/// A CRD whose schema is most of the tree's bytes.
+fn crd(name: &str) -> String {
+    let mut props = String::new();
+    for i in 0..2000 {
+        props.push_str(&format!(
+            "                field{i}:\n                  type: string\n                  maximum: 9223372036854775807\n"
+        ));
+    }
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: {name}.example.com
+spec:
+  group: example.com
+  names:
+    kind: {name}
+    plural: {name}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+{props}"
+    )
+}
+
+const APP: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    tier: front
+spec:
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        envFrom:
+        - configMapRef:
+            name: settings
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: old
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: rb
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: r
+subjects:
+- kind: ServiceAccount
+  name: default
+";
+
+/// Run `kustom build -v` on `dir`; its output and its log.
+fn build(env: &Env, dir: &str) -> (String, String) {
+    let out = env.kustom(&["build", "-v", dir]);
+    let stdout = support::ok(&out);
+    (stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn same_as_kubectl(env: &Env, dir: &str, ours: &str) {
+    let Some(theirs) = env.kubectl(&[dir]) else {
+        support::skip("kubectl is not installed: the output is not compared");
+        return;
+    };
+    assert!(theirs.status.success(), "kubectl failed on {dir}");
+    assert_eq!(ours, String::from_utf8_lossy(&theirs.stdout), "{dir}");
+}
+
+#[test]
+fn parts_give_kubectls_bytes() {
+    let env = Env::new();
+    env.write(
+        "base/crds.yaml",
+        &format!("{}---\n{}", crd("alpha"), crd("beta")),
+    );
+    env.write("base/app.yaml", APP);
+    env.write(
+        "base/kustomization.yaml",
+        "resources:\n- crds.yaml\n- app.yaml\n",
+    );
+    env.write(
+        "overlay/conversion.yaml",
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: alpha.example.com
+spec:
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig:
+        service:
+          name: hook
+          namespace: system
+",
+    );
+    env.write(
+        "overlay/kustomization.yaml",
+        "resources:
+- ../base
+namespace: prod
+labels:
+- includeSelectors: true
+  pairs:
+    team: a
+configMapGenerator:
+- name: settings
+  literals:
+  - k=v
+patches:
+- path: conversion.yaml
+- patch: |-
+    $patch: delete
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: old
+- target:
+    kind: Deployment
+  patch: |-
+    - op: add
+      path: /spec/replicas
+      value: 2
+",
+    );
+    let (ours, log) = build(&env, "overlay");
+    assert!(log.contains("builtin call in parts"), "{log}");
+    assert!(!log.contains("made again whole"), "{log}");
+    // The CRDs' schemas were not sent: every call's input (the configs
+    // included) is smaller than one of them.
+    let schema_bytes = crd("alpha").len();
+    for line in log.lines().filter(|l| l.contains("builtin call in parts")) {
+        let sent: usize = line
+            .split("stdin_bytes=")
+            .nth(1)
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .expect("stdin_bytes in the log");
+        assert!(sent < schema_bytes, "{line}");
+    }
+    assert!(!ours.contains("name: old"), "the Namespace was deleted");
+    assert!(ours.contains("strategy: Webhook"));
+    same_as_kubectl(&env, "overlay", &ours);
+}
+
+#[test]
+fn an_answer_beyond_its_part_is_made_again_whole() {
+    let env = Env::new();
+    env.write("app/crds.yaml", &crd("alpha"));
+    // The first patch renames the CRD; the second, picking it by its new
+    // name, changes the schema that the first patch's part left out.
+    env.write(
+        "app/kustomization.yaml",
+        "resources:
+- crds.yaml
+patches:
+- options:
+    allowNameChange: true
+  target:
+    kind: CustomResourceDefinition
+    name: alpha.example.com
+  patch: |-
+    apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata:
+      name: gamma.example.com
+- patch: |-
+    apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata:
+      name: gamma.example.com
+    spec:
+      versions:
+      - name: v1
+        served: false
+",
+    );
+    let (ours, log) = build(&env, "app");
+    assert!(log.contains("made again whole"), "{log}");
+    assert!(ours.contains("served: false"));
+    same_as_kubectl(&env, "app", &ours);
+}
