@@ -90,7 +90,7 @@ impl Settings {
         let mut sent: Vec<Sent> = Vec::new();
         let mut whole = 0;
         for (i, d) in resources.iter().enumerate() {
-            let mut seen = reach.sight(&sight::head_value(d));
+            let mut seen = reach.sight(&sight::head_value(d), d.json());
             // Generators refuse ids that are taken: they see every head.
             if generators > 0 {
                 seen.widen(Sight::head());

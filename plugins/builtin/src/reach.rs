@@ -3,12 +3,15 @@
 //! ([`kustom_api::sight`]) and keeps the rest of its text as it is.
 //!
 //! Each config kind that this module knows gives a rule; any other kind
-//! (replacements, images, replicas, vars, generators, unknown kinds) makes
-//! the whole call see every resource whole. The rules, by kind:
+//! (replacements, replicas, vars, generators, unknown kinds) makes the
+//! whole call see every resource whole. The rules, by kind:
 //! - patches (`PatchTransformer`, `PatchStrategicMergeTransformer`,
 //!   `PatchJson6902Transformer`): the whole of each resource the target
 //!   selector picks, or that has the patch's id now or before a rename;
 //! - `HashTransformer`: the whole of each resource marked for a hash suffix;
+//! - `ImageTagTransformer`: nothing of CRDs (it skips them), the whole of
+//!   each resource with a `containers` or `initContainers` key anywhere,
+//!   the fields its specs name of the others;
 //! - `NameReferenceTransformer`: the head of every resource (each may be a
 //!   referral target, and an ambiguity is judged over all of them), the
 //!   whole of each resource some referrer field spec applies to;
@@ -129,6 +132,9 @@ enum Rule {
         specs: Vec<FieldSpec>,
         subjects: bool,
     },
+    /// Images: nothing of CRDs, the whole of resources with containers
+    /// anywhere, the named fields of others.
+    Images(Vec<FieldSpec>),
 }
 
 /// What a call can touch, rule by rule.
@@ -188,6 +194,11 @@ impl Reach {
                         subjects: false,
                     }
                 }
+                "ImageTagTransformer" => Rule::Images(
+                    config_field_specs(config, "fieldSpecs")
+                        .ok()?
+                        .unwrap_or_default(),
+                ),
                 "PrefixTransformer" | "SuffixTransformer" | "PrefixSuffixTransformer" => {
                     renames = true;
                     Rule::FieldSpecs {
@@ -203,8 +214,8 @@ impl Reach {
     }
 
     /// What the call must see of a resource whose head (`apiVersion`,
-    /// `kind`, `metadata`) is `head`.
-    pub fn sight(&self, head: &Value) -> Sight {
+    /// `kind`, `metadata`) is `head` and whose JSON text is `json`.
+    pub fn sight(&self, head: &Value, json: &str) -> Sight {
         let mut sight = Sight::Nothing;
         let gvks = || {
             let now = Gvk::from_api_version(resource::api_version(head), resource::kind(head));
@@ -233,6 +244,26 @@ impl Reach {
                         return Sight::Whole;
                     }
                     sight.widen(Sight::head());
+                }
+                Rule::Images(specs) => {
+                    // The transformer skips CRDs by kind, and rewrites the
+                    // image of every element of any `containers` or
+                    // `initContainers` sequence at any depth.
+                    if resource::kind(head) == "CustomResourceDefinition" {
+                        continue;
+                    }
+                    if json.contains("\"containers\"") || json.contains("\"initContainers\"") {
+                        return Sight::Whole;
+                    }
+                    let gvks = gvks();
+                    for fs in specs {
+                        if gvks.iter().any(|g| fs.applies_to(g)) {
+                            match map_keys(&fs.path) {
+                                Some(keys) => sight.widen_to_path(&keys),
+                                None => return Sight::Whole,
+                            }
+                        }
+                    }
                 }
                 Rule::FieldSpecs { specs, subjects } => {
                     sight.widen(Sight::head());
@@ -327,6 +358,31 @@ mod tests {
         Reach::of(configs, &Ctx::for_tests())
     }
 
+    impl Reach {
+        /// The sight of a resource that is just its head.
+        fn sight_of(&self, head: &Value) -> Sight {
+            self.sight(head, &head.to_string())
+        }
+    }
+
+    #[test]
+    fn images_skip_crds_and_see_containers_whole() {
+        let r = reach(&[config(
+            "ImageTagTransformer",
+            json!({"imageTag": {"name": "nginx", "newTag": "2"},
+                   "fieldSpecs": [{"path": "spec/template/spec/containers[]/image"}]}),
+        )])
+        .unwrap();
+        let crd = head("apiextensions.k8s.io/v1", "CustomResourceDefinition", "x");
+        assert_eq!(r.sight_of(&crd), Sight::Nothing);
+        let mut pod = head("v1", "Pod", "p");
+        pod["spec"] = json!({"containers": [{"image": "nginx"}]});
+        assert_eq!(r.sight_of(&pod), Sight::Whole);
+        let mut want = Sight::head();
+        want.widen_to_path(&["spec".into(), "template".into()]);
+        assert_eq!(r.sight_of(&head("v1", "Service", "s")), want);
+    }
+
     fn config(kind: &str, mut body: Value) -> Value {
         body["apiVersion"] = json!("builtin");
         body["kind"] = json!(kind);
@@ -342,9 +398,12 @@ mod tests {
                    "target": {"kind": "Deployment", "name": "web"}}),
         )])
         .unwrap();
-        assert_eq!(r.sight(&head("apps/v1", "Deployment", "web")), Sight::Whole);
         assert_eq!(
-            r.sight(&head(
+            r.sight_of(&head("apps/v1", "Deployment", "web")),
+            Sight::Whole
+        );
+        assert_eq!(
+            r.sight_of(&head(
                 "apiextensions.k8s.io/v1",
                 "CustomResourceDefinition",
                 "x"
@@ -361,8 +420,11 @@ mod tests {
         renamed["metadata"]["annotations"] = json!({
             protocol::PREVIOUS_NAMES: "cm", protocol::PREVIOUS_NAMESPACES: "default",
             protocol::PREVIOUS_KINDS: "ConfigMap"});
-        assert_eq!(r.sight(&renamed), Sight::Whole);
-        assert_eq!(r.sight(&head("v1", "ConfigMap", "other")), Sight::Nothing);
+        assert_eq!(r.sight_of(&renamed), Sight::Whole);
+        assert_eq!(
+            r.sight_of(&head("v1", "ConfigMap", "other")),
+            Sight::Nothing
+        );
     }
 
     #[test]
@@ -377,18 +439,18 @@ mod tests {
         let mut crd = Sight::head();
         crd.widen_to_path(&["spec".into(), "conversion".into()]);
         assert_eq!(
-            r.sight(&head(
+            r.sight_of(&head(
                 "apiextensions.k8s.io/v1",
                 "CustomResourceDefinition",
                 "x"
             )),
             crd
         );
-        assert_eq!(r.sight(&head("v1", "Service", "s")), Sight::head());
+        assert_eq!(r.sight_of(&head("v1", "Service", "s")), Sight::head());
         let mut binding = Sight::head();
         binding.widen_to_path(&["subjects".into()]);
         assert_eq!(
-            r.sight(&head("rbac.authorization.k8s.io/v1", "RoleBinding", "b")),
+            r.sight_of(&head("rbac.authorization.k8s.io/v1", "RoleBinding", "b")),
             binding
         );
     }
@@ -429,8 +491,11 @@ mod tests {
                 {"path": "spec/template/spec/volumes/configMap/name", "kind": "Deployment"}]}]}),
         )])
         .unwrap();
-        assert_eq!(r.sight(&head("apps/v1", "Deployment", "d")), Sight::Whole);
-        assert_eq!(r.sight(&head("v1", "ConfigMap", "c")), Sight::head());
+        assert_eq!(
+            r.sight_of(&head("apps/v1", "Deployment", "d")),
+            Sight::Whole
+        );
+        assert_eq!(r.sight_of(&head("v1", "ConfigMap", "c")), Sight::head());
     }
 
     #[test]
@@ -440,22 +505,25 @@ mod tests {
         let crd = head("apiextensions.k8s.io/v1", "CustomResourceDefinition", "x");
         let mut want = Sight::head();
         want.widen_to_path(&["spec".into(), "conversion".into()]);
-        assert_eq!(r.sight(&crd), want);
+        assert_eq!(r.sight_of(&crd), want);
         // Values written empty are dropped anywhere the merge walks.
         let mut with_empty = crd.clone();
         with_empty["metadata"]["annotations"] = json!({protocol::EMPTY_NULLS: "[]"});
-        assert_eq!(r.sight(&with_empty), Sight::Whole);
+        assert_eq!(r.sight_of(&with_empty), Sight::Whole);
         // A directive may reach anywhere.
         let directive = format!("{patch}  $retainKeys: [conversion]\n");
         let r = reach(&[config("PatchTransformer", json!({"patch": directive}))]).unwrap();
-        assert_eq!(r.sight(&crd), Sight::Whole);
+        assert_eq!(r.sight_of(&crd), Sight::Whole);
         // Other kinds have associative lists the merge normalises.
         let r = reach(&[config(
             "PatchTransformer",
             json!({"patch": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  replicas: 2\n"}),
         )])
         .unwrap();
-        assert_eq!(r.sight(&head("apps/v1", "Deployment", "d")), Sight::Whole);
+        assert_eq!(
+            r.sight_of(&head("apps/v1", "Deployment", "d")),
+            Sight::Whole
+        );
     }
 
     /// Why a merge patch can be sent a CRD's part: no list in the builtin
