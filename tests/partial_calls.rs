@@ -42,28 +42,9 @@ spec:
     )
 }
 
-const APP: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    tier: front
-spec:
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: web
-        image: nginx
-        envFrom:
-        - configMapRef:
-            name: settings
----
+/// Besides the Deployment: a Namespace a patch deletes and a RoleBinding,
+/// a name-reference referrer.
+const OTHERS: &str = "---
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -105,7 +86,7 @@ fn parts_give_kubectls_bytes() {
         "base/crds.yaml",
         &format!("{}---\n{}", crd("alpha"), crd("beta")),
     );
-    env.write("base/app.yaml", APP);
+    env.write("base/app.yaml", &format!("{}{OTHERS}", support::DEPLOY));
     env.write(
         "base/kustomization.yaml",
         "resources:\n- crds.yaml\n- app.yaml\n",

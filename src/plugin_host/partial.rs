@@ -58,6 +58,10 @@ fn pair_up(
     Some(pairs)
 }
 
+/// Resources shorter than this (JSON bytes) are sent whole when the call
+/// could do with a part.
+const PART_MIN_BYTES: usize = 4096;
+
 /// A resource sent in a partial call: its index, and the fields of its
 /// part (None: sent whole).
 type Sent = (usize, Option<Fields>);
@@ -97,17 +101,21 @@ impl Settings {
             }
             let text = match seen {
                 Sight::Nothing => continue,
-                Sight::Part(fields) => match sight::cut(d, &fields) {
-                    Some(part) => {
-                        sent.push((i, Some(fields)));
-                        part
+                // Cutting and putting back costs more than it saves on a
+                // small resource.
+                Sight::Part(fields) if d.json().len() >= PART_MIN_BYTES => {
+                    match sight::cut(d, &fields) {
+                        Some(part) => {
+                            sent.push((i, Some(fields)));
+                            part
+                        }
+                        None => {
+                            sent.push((i, None));
+                            d.json().to_string()
+                        }
                     }
-                    None => {
-                        sent.push((i, None));
-                        d.json().to_string()
-                    }
-                },
-                Sight::Whole => {
+                }
+                Sight::Part(_) | Sight::Whole => {
                     sent.push((i, None));
                     d.json().to_string()
                 }

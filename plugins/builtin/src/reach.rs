@@ -255,26 +255,14 @@ impl Reach {
                     if json.contains("\"containers\"") || json.contains("\"initContainers\"") {
                         return Sight::Whole;
                     }
-                    let gvks = gvks();
-                    for fs in specs {
-                        if gvks.iter().any(|g| fs.applies_to(g)) {
-                            match map_keys(&fs.path) {
-                                Some(keys) => sight.widen_to_path(&keys),
-                                None => return Sight::Whole,
-                            }
-                        }
+                    if !widen_to_specs(&mut sight, specs, &gvks()) {
+                        return Sight::Whole;
                     }
                 }
                 Rule::FieldSpecs { specs, subjects } => {
                     sight.widen(Sight::head());
-                    let gvks = gvks();
-                    for fs in specs {
-                        if gvks.iter().any(|g| fs.applies_to(g)) {
-                            match map_keys(&fs.path) {
-                                Some(keys) => sight.widen_to_path(&keys),
-                                None => return Sight::Whole,
-                            }
-                        }
+                    if !widen_to_specs(&mut sight, specs, &gvks()) {
+                        return Sight::Whole;
                     }
                     // Entries linked to the ones these specs name change
                     // with them (see `transformers::shared_entries`).
@@ -285,7 +273,7 @@ impl Reach {
                         }
                     }
                     if *subjects
-                        && gvks
+                        && gvks()
                             .iter()
                             .any(|g| g.kind == "RoleBinding" || g.kind == "ClusterRoleBinding")
                     {
@@ -325,6 +313,21 @@ fn linked_entries(head: &Value) -> Vec<Option<Vec<String>>> {
             (!keys.is_empty()).then_some(keys)
         })
         .collect()
+}
+
+/// Widen `sight` to the fields the `specs` that apply to one of `gvks`
+/// name; false when one of them cannot be held by a part.
+fn widen_to_specs(sight: &mut Sight, specs: &[FieldSpec], gvks: &[Gvk]) -> bool {
+    for fs in specs
+        .iter()
+        .filter(|fs| gvks.iter().any(|g| fs.applies_to(g)))
+    {
+        match map_keys(&fs.path) {
+            Some(keys) => sight.widen_to_path(&keys),
+            None => return false,
+        }
+    }
+    true
 }
 
 /// The map keys a field path starts with, as far as a part is cut (two):
