@@ -146,9 +146,9 @@ fn nothing_holds_the_output_open_after_the_build() {
     assert!(status.success(), "{}", String::from_utf8_lossy(&err));
     assert!(String::from_utf8_lossy(&out).contains("name: p-cm-49"));
     // The server ends with kustom (its parent-death signal).
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let left: Vec<u32> = std::fs::read_dir("/proc")
+    let what = format!("processes of the build {core} still running");
+    support::wait_until_none(&what, Duration::from_millis(10), || {
+        std::fs::read_dir("/proc")
             .expect("/proc")
             .flatten()
             .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
@@ -162,16 +162,8 @@ fn nothing_holds_the_output_open_after_the_build() {
                             .is_ok_and(|cwd| cwd.starts_with(env.root()))
                 })
             })
-            .collect();
-        if left.is_empty() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "processes of the build {core} still running: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+            .collect()
+    });
 }
 
 #[test]

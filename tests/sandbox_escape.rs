@@ -497,31 +497,22 @@ fn killed_with(signal: i32, as_nobody: bool) {
         libc::kill(child.id() as i32, signal);
     }
     let _ = child.wait();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !running_with(&marker).is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "signal {signal}: processes survived kustom: {:?}",
-            running_with(&marker)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let left: Vec<_> = std::fs::read_dir(&tmp)
-            .expect("tmp")
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        if left.is_empty() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "signal {signal}: left in TMPDIR: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    support::wait_until_none(
+        &format!("signal {signal}: processes survived kustom"),
+        Duration::from_millis(50),
+        || running_with(&marker),
+    );
+    support::wait_until_none(
+        &format!("signal {signal}: left in TMPDIR"),
+        Duration::from_millis(50),
+        || {
+            std::fs::read_dir(&tmp)
+                .expect("tmp")
+                .flatten()
+                .map(|e| e.path())
+                .collect()
+        },
+    );
 }
 
 #[test]

@@ -117,81 +117,107 @@ fn cut_objects<'a>(top: &RawMap<'a>, fields: &Fields) -> Option<BTreeMap<String,
     Some(cut)
 }
 
-/// The JSON text of the part of `doc` that `fields` shows. None if the
-/// text is not a JSON object (then the whole must be sent).
-pub fn cut(doc: &Doc, fields: &Fields) -> Option<String> {
-    let top = raw_map(doc.json())?;
-    let cut = cut_objects(&top, fields)?;
-    let mut out = String::with_capacity(256);
-    let mut kept: Vec<(&str, String)> = Vec::new();
-    for (key, raw) in &top {
-        if let Some(sub) = cut.get(key) {
-            let shown = shown_below(fields, key);
-            let mut text = String::new();
-            write_object(
-                &mut text,
-                sub.iter()
-                    .filter(|(k, _)| shown.contains(k.as_str()))
-                    .map(|(k, v)| (k.as_str(), v.get())),
-            );
-            kept.push((key, text));
-        } else if shows_whole(fields, key) || !shown_below(fields, key).is_empty() {
-            kept.push((key, raw.get().to_string()));
-        }
-    }
-    write_object(&mut out, kept.iter().map(|(k, v)| (*k, v.as_str())));
-    Some(out)
+/// A resource cut to the part that `fields` shows, read once for both
+/// the cut and the putting back.
+pub struct Cut<'a> {
+    doc: &'a Doc,
+    fields: Fields,
+    /// The resource's top-level fields as text.
+    top: RawMap<'a>,
+    /// The objects cut below the top ([`cut_objects`]).
+    cut: BTreeMap<String, RawMap<'a>>,
 }
 
-/// Put `answer` (what the call returned for the part of `doc` that `fields`
-/// shows) back into `doc`. None if the answer holds a field that the part
-/// hid, or drops a cut object: the call needed more than it was sent.
-pub fn put_back(doc: &Doc, fields: &Fields, answer: &Doc) -> Option<Doc> {
-    let top = raw_map(doc.json())?;
-    let cut = cut_objects(&top, fields)?;
-    let new = raw_map(answer.json())?;
-    let mut merged: BTreeMap<&str, String> = BTreeMap::new();
-    for (key, raw) in &top {
-        if let Some(sub) = cut.get(key) {
-            // The hidden keys of a cut object stay; the shown ones come
-            // from the answer, which must still have the object.
-            let shown = shown_below(fields, key);
-            let answered = raw_map(new.get(key)?.get())?;
-            if answered
-                .keys()
-                .any(|k| !shown.contains(k.as_str()) && sub.contains_key(k))
-            {
-                return None;
+impl<'a> Cut<'a> {
+    /// Cut `doc` to what `fields` shows. None if the text is not a JSON
+    /// object (then the whole must be sent).
+    pub fn of(doc: &'a Doc, fields: Fields) -> Option<Cut<'a>> {
+        let top = raw_map(doc.json())?;
+        let cut = cut_objects(&top, &fields)?;
+        Some(Cut {
+            doc,
+            fields,
+            top,
+            cut,
+        })
+    }
+
+    /// The JSON text of the part.
+    pub fn text(&self) -> String {
+        let mut kept: Vec<(&str, String)> = Vec::new();
+        for (key, raw) in &self.top {
+            if let Some(sub) = self.cut.get(key) {
+                let shown = shown_below(&self.fields, key);
+                let mut text = String::new();
+                write_object(
+                    &mut text,
+                    sub.iter()
+                        .filter(|(k, _)| shown.contains(k.as_str()))
+                        .map(|(k, v)| (k.as_str(), v.get())),
+                );
+                kept.push((key, text));
+            } else if self.shows(key) {
+                kept.push((key, raw.get().to_string()));
             }
-            let mut entries: BTreeMap<&str, &str> = sub
-                .iter()
-                .filter(|(k, _)| !shown.contains(k.as_str()))
-                .map(|(k, v)| (k.as_str(), v.get()))
-                .collect();
-            entries.extend(answered.iter().map(|(k, v)| (k.as_str(), v.get())));
-            let mut text = String::new();
-            write_object(&mut text, entries.into_iter());
-            merged.insert(key, text);
-        } else if shows_whole(fields, key) || !shown_below(fields, key).is_empty() {
-            if let Some(v) = new.get(key) {
+        }
+        let mut out = String::with_capacity(256);
+        write_object(&mut out, kept.iter().map(|(k, v)| (*k, v.as_str())));
+        out
+    }
+
+    /// Whether the part shows the top-level `key`, whole or in part.
+    fn shows(&self, key: &str) -> bool {
+        shows_whole(&self.fields, key) || !shown_below(&self.fields, key).is_empty()
+    }
+
+    /// Put `answer` (what the call returned for the part) back into the
+    /// resource. None if the answer holds a field that the part hid, or
+    /// drops a cut object: the call needed more than it was sent.
+    pub fn put_back(&self, answer: &Doc) -> Option<Doc> {
+        let new = raw_map(answer.json())?;
+        let mut merged: BTreeMap<&str, String> = BTreeMap::new();
+        for (key, raw) in &self.top {
+            if let Some(sub) = self.cut.get(key) {
+                // The hidden keys of a cut object stay; the shown ones come
+                // from the answer, which must still have the object.
+                let shown = shown_below(&self.fields, key);
+                let answered = raw_map(new.get(key)?.get())?;
+                if answered
+                    .keys()
+                    .any(|k| !shown.contains(k.as_str()) && sub.contains_key(k))
+                {
+                    return None;
+                }
+                let mut entries: BTreeMap<&str, &str> = sub
+                    .iter()
+                    .filter(|(k, _)| !shown.contains(k.as_str()))
+                    .map(|(k, v)| (k.as_str(), v.get()))
+                    .collect();
+                entries.extend(answered.iter().map(|(k, v)| (k.as_str(), v.get())));
+                let mut text = String::new();
+                write_object(&mut text, entries.into_iter());
+                merged.insert(key, text);
+            } else if self.shows(key) {
+                if let Some(v) = new.get(key) {
+                    merged.insert(key, v.get().to_string());
+                }
+            } else {
+                // Hidden from the call: it cannot have answered it.
+                if new.contains_key(key) {
+                    return None;
+                }
+                merged.insert(key, raw.get().to_string());
+            }
+        }
+        for (key, v) in &new {
+            if !self.top.contains_key(key) {
                 merged.insert(key, v.get().to_string());
             }
-        } else {
-            // Hidden from the call: it cannot have answered it.
-            if new.contains_key(key) {
-                return None;
-            }
-            merged.insert(key, raw.get().to_string());
         }
+        let mut out = String::with_capacity(self.doc.json().len() + 64);
+        write_object(&mut out, merged.iter().map(|(k, v)| (*k, v.as_str())));
+        Doc::from_json(&out).ok()
     }
-    for (key, v) in &new {
-        if !top.contains_key(key) {
-            merged.insert(key, v.get().to_string());
-        }
-    }
-    let mut out = String::with_capacity(doc.json().len() + 64);
-    write_object(&mut out, merged.iter().map(|(k, v)| (*k, v.as_str())));
-    Doc::from_json(&out).ok()
 }
 
 /// The head of a resource (`apiVersion`, `kind`, `metadata`) as a value,
@@ -226,6 +252,14 @@ mod tests {
 
     fn doc(v: Value) -> Doc {
         Doc::from_value(&v)
+    }
+
+    fn cut(d: &Doc, f: &Fields) -> Option<String> {
+        Cut::of(d, f.clone()).map(|c| c.text())
+    }
+
+    fn put_back(d: &Doc, f: &Fields, answer: &Doc) -> Option<Doc> {
+        Cut::of(d, f.clone())?.put_back(answer)
     }
 
     fn fields(list: &[(&str, Option<&str>)]) -> Fields {

@@ -17,7 +17,7 @@ use super::settings::Settings;
 use super::site::Site;
 use kustom_api::doc::{self, Doc};
 use kustom_api::protocol;
-use kustom_api::sight::{self, Fields, Sight};
+use kustom_api::sight::{self, Cut, Sight};
 use kustom_api::{ResId, Value};
 use kustom_builtin::reach::Reach;
 use std::path::Path;
@@ -62,9 +62,9 @@ fn pair_up(
 /// could do with a part.
 const PART_MIN_BYTES: usize = 4096;
 
-/// A resource sent in a partial call: its index, and the fields of its
-/// part (None: sent whole).
-type Sent = (usize, Option<Fields>);
+/// A resource sent in a partial call: its index, and its part (None:
+/// sent whole).
+type Sent<'a> = (usize, Option<Cut<'a>>);
 
 impl Settings {
     /// Run `batch` over `resources` in one shipped-builtin call that sees
@@ -92,39 +92,28 @@ impl Settings {
         let reach = Reach::of(&batch[generators..], &ctx)?;
         let mut stdin = protocol::write_json_stream(batch);
         let mut sent: Vec<Sent> = Vec::new();
-        let mut whole = 0;
         for (i, d) in resources.iter().enumerate() {
             let mut seen = reach.sight(&sight::head_value(d), d.json());
             // Generators refuse ids that are taken: they see every head.
             if generators > 0 {
                 seen.widen(Sight::head());
             }
-            let text = match seen {
+            let cut = match seen {
                 Sight::Nothing => continue,
                 // Cutting and putting back costs more than it saves on a
                 // small resource.
-                Sight::Part(fields) if d.json().len() >= PART_MIN_BYTES => {
-                    match sight::cut(d, &fields) {
-                        Some(part) => {
-                            sent.push((i, Some(fields)));
-                            part
-                        }
-                        None => {
-                            sent.push((i, None));
-                            d.json().to_string()
-                        }
-                    }
-                }
-                Sight::Part(_) | Sight::Whole => {
-                    sent.push((i, None));
-                    d.json().to_string()
-                }
+                Sight::Part(fields) if d.json().len() >= PART_MIN_BYTES => Cut::of(d, fields),
+                Sight::Part(_) | Sight::Whole => None,
             };
-            whole += usize::from(sent.last().is_some_and(|(_, f)| f.is_none()));
             stdin.extend_from_slice(b"---\n");
-            stdin.extend_from_slice(text.as_bytes());
+            match &cut {
+                Some(cut) => stdin.extend_from_slice(cut.text().as_bytes()),
+                None => stdin.extend_from_slice(d.json().as_bytes()),
+            }
             stdin.push(b'\n');
+            sent.push((i, cut));
         }
+        let whole = sent.iter().filter(|(_, cut)| cut.is_none()).count();
         if whole == resources.len() {
             return None;
         }
@@ -151,29 +140,31 @@ impl Settings {
         let Some(pairs) = pair_up(resources, &sent, &answers, generators > 0) else {
             return again("an answer that does not follow what was sent");
         };
-        let mut merged = Vec::with_capacity(answers.len());
+        // Each answered resource with its index; the new ones.
+        let mut placed = Vec::with_capacity(answers.len());
         let mut added = Vec::new();
         for (&k, answer) in pairs.iter().zip(answers) {
             let Some(k) = k else {
                 added.push(answer);
                 continue;
             };
-            let (i, fields) = &sent[k];
-            merged.push(match fields {
+            let (i, cut) = &sent[k];
+            let d = match cut {
                 None => answer,
-                Some(fields) => match sight::put_back(&resources[*i], fields, &answer) {
+                Some(cut) => match cut.put_back(&answer) {
                     Some(d) => d,
                     None => return again("an answer beyond its part"),
                 },
-            });
+            };
+            placed.push((*i, d));
         }
         // Resources sent and not answered were deleted (`$patch: delete`).
         let mut deleted = vec![false; resources.len()];
         for (i, _) in &sent {
             deleted[*i] = true;
         }
-        for (&k, d) in pairs.iter().flatten().zip(merged) {
-            let i = sent[k].0;
+        drop(sent);
+        for (i, d) in placed {
             deleted[i] = false;
             resources[i] = d;
         }

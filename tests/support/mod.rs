@@ -123,6 +123,25 @@ pub fn fails(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Call `left` every `step` until it returns nothing; fail with `what` and
+/// what is left if that takes longer than five seconds.
+#[allow(dead_code)] // not every test crate waits
+pub fn wait_until_none<T: std::fmt::Debug>(
+    what: &str,
+    step: std::time::Duration,
+    mut left: impl FnMut() -> Vec<T>,
+) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let now_left = left();
+        if now_left.is_empty() {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}: {now_left:?}");
+        std::thread::sleep(step);
+    }
+}
+
 /// Say that part of a test was skipped and why. Written to the process's
 /// STDERR directly rather than with `eprintln!`, which the test harness
 /// captures and hides for passing tests: a skipped check must show in
