@@ -42,7 +42,16 @@ struct Head {
     namespace: String,
     /// Tracked annotations that are present with a string value.
     annotations: Vec<(&'static str, String)>,
+    /// Where the values of `apiVersion`, `kind` and `metadata` are in the
+    /// text (byte ranges), so the head is read without scanning the rest.
+    spans: HeadSpans,
 }
+
+/// Byte ranges of the head fields' values in a resource's text.
+type HeadSpans = [Option<(usize, usize)>; 3];
+
+/// The fields whose values [`HeadSpans`] locates, in its order.
+const HEAD_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
 
 impl Doc {
     /// Encode a parsed resource.
@@ -51,27 +60,61 @@ impl Doc {
             .iter()
             .filter_map(|k| resource::annotation(v, k).map(|a| (*k, a.to_string())))
             .collect();
+        let (json, spans) = encode(v);
         Doc {
-            json: serde_json::to_string(v)
-                .expect("JSON values always serialise")
-                .into_boxed_str(),
+            json: json.into_boxed_str(),
             head: Head {
                 api_version: resource::api_version(v).to_string(),
                 kind: resource::kind(v).to_string(),
                 name: resource::name(v).to_string(),
                 namespace: resource::namespace(v).to_string(),
                 annotations,
+                spans,
             },
         }
     }
 
     /// Take one JSON object's text as it is, reading only its identity.
     pub fn from_json(text: &str) -> Result<Doc, serde_json::Error> {
-        let head = crate::json::from_str::<HeadOf>(text)?.0;
+        let HeadOf(mut head, addresses) = crate::json::from_str::<HeadOf>(text)?;
+        // The values were borrowed from `text`: their addresses give offsets.
+        let base = text.as_ptr() as usize;
+        head.spans = addresses.map(|a| a.map(|(at, len)| (at - base, at - base + len)));
         Ok(Doc {
             json: text.into(),
             head,
         })
+    }
+
+    /// A resource from its top-level entries, whose values are JSON texts
+    /// taken from other `Doc`s (so valid JSON): written as one object
+    /// without reading the values again, except the head fields'.
+    pub(crate) fn from_raw_entries<'a>(
+        entries: impl Iterator<Item = (&'a str, &'a str)>,
+        capacity: usize,
+    ) -> Doc {
+        let mut out = String::with_capacity(capacity);
+        let mut head = Head::default();
+        out.push('{');
+        for (i, (key, raw)) in entries.enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(key).expect("strings always serialise"));
+            out.push(':');
+            if let Some(field) = HEAD_FIELDS.iter().position(|f| *f == key) {
+                head.spans[field] = Some((out.len(), out.len() + raw.len()));
+                // Valid JSON by the caller's contract; a field of the wrong
+                // type reads as absent, as everywhere.
+                let _ = read_head_field(&mut head, field, raw);
+            }
+            out.push_str(raw);
+        }
+        out.push('}');
+        Doc {
+            json: out.into_boxed_str(),
+            head,
+        }
     }
 
     /// The resource, parsed.
@@ -89,6 +132,14 @@ impl Doc {
     /// The compact JSON text.
     pub fn json(&self) -> &str {
         &self.json
+    }
+
+    /// The JSON texts of `apiVersion`, `kind` and `metadata` (each `None`
+    /// where absent), found without scanning the rest of the resource.
+    pub fn head_texts(&self) -> [Option<&str>; 3] {
+        self.head
+            .spans
+            .map(|span| span.map(|(a, b)| &self.json[a..b]))
     }
 
     /// apiVersion, or "".
@@ -138,6 +189,33 @@ pub fn same_resources(a: &[Doc], b: &[Doc]) -> bool {
         && a.iter()
             .zip(b)
             .all(|(x, y)| x.json == y.json || x.value() == y.value())
+}
+
+/// A value's compact JSON text (as `serde_json::to_string` writes it) and
+/// where the head fields' values are in it.
+fn encode(v: &Value) -> (String, HeadSpans) {
+    let mut spans = HeadSpans::default();
+    let Value::Object(map) = v else {
+        let text = serde_json::to_string(v).expect("JSON values always serialise");
+        return (text, spans);
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(256);
+    out.push(b'{');
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut out, key).expect("strings always serialise");
+        out.push(b':');
+        let start = out.len();
+        serde_json::to_writer(&mut out, value).expect("JSON values always serialise");
+        if let Some(at) = HEAD_FIELDS.iter().position(|f| f == key) {
+            spans[at] = Some((start, out.len()));
+        }
+    }
+    out.push(b'}');
+    let text = String::from_utf8(out).expect("serde_json writes UTF-8");
+    (text, spans)
 }
 
 /// Encode parsed resources.
@@ -281,35 +359,67 @@ fn next_str<'de, A: MapAccess<'de>>(map: &mut A) -> Result<String, A::Error> {
         .unwrap_or_default())
 }
 
-/// Reads a [`Head`] out of a JSON object, skipping everything else.
-struct HeadOf(Head);
+/// Reads a [`Head`] out of a JSON object, skipping everything else, with
+/// the addresses and lengths of the head fields' values in the text.
+struct HeadOf(Head, HeadSpans);
 
 impl<'de> serde::Deserialize<'de> for HeadOf {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(Lenient::<Head>(std::marker::PhantomData))
-            .map(HeadOf)
+        d.deserialize_map(Lenient::<HeadAt>(std::marker::PhantomData))
+            .map(|h| HeadOf(h.0, h.1))
     }
 }
 
-impl<'de> FromMap<'de> for Head {
+/// A [`Head`] and where its fields' values were (see [`HeadOf`]).
+#[derive(Default)]
+struct HeadAt(Head, HeadSpans);
+
+impl<'de> FromMap<'de> for HeadAt {
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut head = Head::default();
+        let mut at = HeadSpans::default();
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match key.as_ref() {
-                "apiVersion" => head.api_version = next_str(&mut map)?,
-                "kind" => head.kind = next_str(&mut map)?,
-                "metadata" => {
-                    let m = map.next_value::<MapOrDefault<Meta>>()?.0;
-                    head.name = m.name;
-                    head.namespace = m.namespace;
-                    head.annotations = m.annotations;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
+            let Some(field) = HEAD_FIELDS.iter().position(|f| *f == key.as_ref()) else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            };
+            // Borrowed from the text: a resource's text is read from a
+            // `&str`, so raw values are slices of it.
+            let raw = map.next_value::<&'de serde_json::value::RawValue>()?;
+            let text = raw.get();
+            at[field] = Some((text.as_ptr() as usize, text.len()));
+            read_head_field(&mut head, field, text).map_err(serde::de::Error::custom)?;
         }
-        Ok(head)
+        Ok(HeadAt(head, at))
+    }
+}
+
+/// Read the value of `HEAD_FIELDS[field]`, given as JSON text, into `head`.
+fn read_head_field(head: &mut Head, field: usize, text: &str) -> Result<(), serde_json::Error> {
+    match field {
+        0 => head.api_version = crate::json::from_str::<StrField>(text)?.0,
+        1 => head.kind = crate::json::from_str::<StrField>(text)?.0,
+        _ => {
+            let m = crate::json::from_str::<MapOrDefault<Meta>>(text)?.0;
+            head.name = m.name;
+            head.namespace = m.namespace;
+            head.annotations = m.annotations;
+        }
+    }
+    Ok(())
+}
+
+/// A string field's value ("" unless it is a string), read on its own.
+struct StrField(String);
+
+impl<'de> serde::Deserialize<'de> for StrField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(StrField(
+            MapOrDefault::<MaybeStr>::deserialize(d)?
+                .0
+                 .0
+                .unwrap_or_default(),
+        ))
     }
 }
 
@@ -384,6 +494,30 @@ mod tests {
             assert_eq!(from_text, Doc::from_value(&v));
             assert_eq!(from_text.value(), v);
         }
+    }
+
+    #[test]
+    fn head_texts_locate_the_head_fields() {
+        let v = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "{\"kind\":1}"},
+            "metadata": {"name": "x", "labels": {"k": "v"}}, "zz": [1]});
+        let from_value = Doc::from_value(&v);
+        let from_text = Doc::from_json(&format!(" {} ", from_value.json())).unwrap();
+        for d in [&from_value, &from_text] {
+            assert_eq!(
+                d.head_texts(),
+                [
+                    Some("\"v1\""),
+                    Some("\"ConfigMap\""),
+                    Some(r#"{"labels":{"k":"v"},"name":"x"}"#)
+                ]
+            );
+        }
+        let d = Doc::from_json(r#"{"kind":"A","spec":{"kind":"B"},"kind":"C"}"#).unwrap();
+        assert_eq!(d.head_texts(), [None, Some("\"C\""), None]);
+        assert_eq!(
+            Doc::from_value(&json!([1])).head_texts(),
+            [None, None, None]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod fieldspec;
 pub mod files;
 pub mod go_regex;
 pub mod json;
+pub mod json_view;
 pub mod paths;
 pub mod protocol;
 pub mod resid;

@@ -16,7 +16,7 @@
 
 use crate::doc::Doc;
 use crate::Value;
-use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Top-level fields every part includes: the identity and build annotations.
@@ -66,11 +66,17 @@ impl Sight {
     }
 }
 
-/// A resource's top-level fields as text, in key order.
-type RawMap<'a> = BTreeMap<String, &'a RawValue>;
+/// A resource's top-level fields as text, in key order (the last of a
+/// repeated key, as in a parsed value).
+type RawMap<'a> = BTreeMap<Cow<'a, str>, &'a str>;
 
+/// The entries of an object in a `Doc`'s text (valid JSON), not read inside.
 fn raw_map(json: &str) -> Option<RawMap<'_>> {
-    serde_json::from_str(json).ok()
+    Some(
+        crate::json_view::object_entries(json)?
+            .into_iter()
+            .collect(),
+    )
 }
 
 /// Whether the part shows the top-level key whole.
@@ -110,8 +116,8 @@ fn cut_objects<'a>(top: &RawMap<'a>, fields: &Fields) -> Option<BTreeMap<String,
             continue;
         }
         // A key shown in part whose value is not an object is shown whole.
-        if raw.get().starts_with('{') {
-            cut.insert(key.clone(), raw_map(raw.get())?);
+        if raw.starts_with('{') {
+            cut.insert(key.to_string(), raw_map(raw)?);
         }
     }
     Some(cut)
@@ -144,24 +150,24 @@ impl<'a> Cut<'a> {
 
     /// The JSON text of the part.
     pub fn text(&self) -> String {
-        let mut kept: Vec<(&str, String)> = Vec::new();
+        let mut kept: Vec<(&str, Cow<'_, str>)> = Vec::new();
         for (key, raw) in &self.top {
-            if let Some(sub) = self.cut.get(key) {
+            if let Some(sub) = self.cut.get(key.as_ref()) {
                 let shown = shown_below(&self.fields, key);
                 let mut text = String::new();
                 write_object(
                     &mut text,
                     sub.iter()
-                        .filter(|(k, _)| shown.contains(k.as_str()))
-                        .map(|(k, v)| (k.as_str(), v.get())),
+                        .filter(|(k, _)| shown.contains(k.as_ref()))
+                        .map(|(k, v)| (k.as_ref(), *v)),
                 );
-                kept.push((key, text));
+                kept.push((key, Cow::Owned(text)));
             } else if self.shows(key) {
-                kept.push((key, raw.get().to_string()));
+                kept.push((key, Cow::Borrowed(raw)));
             }
         }
         let mut out = String::with_capacity(256);
-        write_object(&mut out, kept.iter().map(|(k, v)| (*k, v.as_str())));
+        write_object(&mut out, kept.iter().map(|(k, v)| (*k, v.as_ref())));
         out
     }
 
@@ -175,71 +181,62 @@ impl<'a> Cut<'a> {
     /// drops a cut object: the call needed more than it was sent.
     pub fn put_back(&self, answer: &Doc) -> Option<Doc> {
         let new = raw_map(answer.json())?;
-        let mut merged: BTreeMap<&str, String> = BTreeMap::new();
+        let mut merged: BTreeMap<&str, Cow<'_, str>> = BTreeMap::new();
         for (key, raw) in &self.top {
-            if let Some(sub) = self.cut.get(key) {
+            if let Some(sub) = self.cut.get(key.as_ref()) {
                 // The hidden keys of a cut object stay; the shown ones come
                 // from the answer, which must still have the object.
                 let shown = shown_below(&self.fields, key);
-                let answered = raw_map(new.get(key)?.get())?;
+                let answered = raw_map(new.get(key)?)?;
                 if answered
                     .keys()
-                    .any(|k| !shown.contains(k.as_str()) && sub.contains_key(k))
+                    .any(|k| !shown.contains(k.as_ref()) && sub.contains_key(k))
                 {
                     return None;
                 }
                 let mut entries: BTreeMap<&str, &str> = sub
                     .iter()
-                    .filter(|(k, _)| !shown.contains(k.as_str()))
-                    .map(|(k, v)| (k.as_str(), v.get()))
+                    .filter(|(k, _)| !shown.contains(k.as_ref()))
+                    .map(|(k, v)| (k.as_ref(), *v))
                     .collect();
-                entries.extend(answered.iter().map(|(k, v)| (k.as_str(), v.get())));
+                entries.extend(answered.iter().map(|(k, v)| (k.as_ref(), *v)));
                 let mut text = String::new();
                 write_object(&mut text, entries.into_iter());
-                merged.insert(key, text);
+                merged.insert(key, Cow::Owned(text));
             } else if self.shows(key) {
                 if let Some(v) = new.get(key) {
-                    merged.insert(key, v.get().to_string());
+                    merged.insert(key, Cow::Borrowed(v));
                 }
             } else {
                 // Hidden from the call: it cannot have answered it.
                 if new.contains_key(key) {
                     return None;
                 }
-                merged.insert(key, raw.get().to_string());
+                merged.insert(key, Cow::Borrowed(raw));
             }
         }
         for (key, v) in &new {
             if !self.top.contains_key(key) {
-                merged.insert(key, v.get().to_string());
+                merged.insert(key, Cow::Borrowed(v));
             }
         }
-        let mut out = String::with_capacity(self.doc.json().len() + 64);
-        write_object(&mut out, merged.iter().map(|(k, v)| (*k, v.as_str())));
-        Doc::from_json(&out).ok()
+        // Every value is the text of a value of `self.doc` or `answer`, or
+        // an object written here from such texts: valid JSON, not re-read.
+        Some(Doc::from_raw_entries(
+            merged.iter().map(|(k, v)| (*k, v.as_ref())),
+            self.doc.json().len() + 64,
+        ))
     }
 }
 
 /// The head of a resource (`apiVersion`, `kind`, `metadata`) as a value,
 /// read without building the rest.
 pub fn head_value(doc: &Doc) -> Value {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        #[serde(rename = "apiVersion")]
-        api_version: Option<Value>,
-        kind: Option<Value>,
-        metadata: Option<Value>,
-    }
     let mut out = crate::Map::new();
-    if let Ok(head) = crate::json::from_str::<Head>(doc.json()) {
-        for (key, v) in [
-            ("apiVersion", head.api_version),
-            ("kind", head.kind),
-            ("metadata", head.metadata),
-        ] {
-            if let Some(v) = v {
-                out.insert(key.to_string(), v);
-            }
+    for (key, text) in HEAD_FIELDS.iter().zip(doc.head_texts()) {
+        // A Doc's text is valid JSON, and so is each value in it.
+        if let Some(v) = text.and_then(|t| crate::json::from_str::<Value>(t).ok()) {
+            out.insert(key.to_string(), v);
         }
     }
     Value::Object(out)

@@ -3,6 +3,7 @@
 
 use crate::operations::kustomization::Kustomization;
 use kustom_api::doc::Doc;
+use kustom_api::json_view::JsonView;
 use kustom_api::protocol::{BUILD_ANNOTATIONS, ORIGIN, TRANSFORMATIONS};
 use kustom_api::{yaml, Error, ResId, Value};
 
@@ -101,53 +102,94 @@ fn id_sort_string(id: &ResId) -> String {
     format!("{}|{ns}|{name}", id.gvk)
 }
 
+/// Which annotations the output keeps: build annotations always go, origin
+/// and transformer annotations unless `buildMetadata` asks for them.
+struct KeptAnnotations {
+    origin: bool,
+    transformations: bool,
+}
+
+impl KeptAnnotations {
+    fn of(top: &Kustomization) -> KeptAnnotations {
+        let asked = |m: &str| top.build_metadata.iter().any(|b| b == m);
+        KeptAnnotations {
+            origin: asked("originAnnotations"),
+            transformations: asked("transformerAnnotations"),
+        }
+    }
+
+    fn drops(&self, key: &str) -> bool {
+        BUILD_ANNOTATIONS.contains(&key)
+            || (key == ORIGIN && !self.origin)
+            || (key == TRANSFORMATIONS && !self.transformations)
+    }
+}
+
 /// Remove build annotations (and origin/transformer annotations unless
 /// `buildMetadata` asks for them); an annotations map left empty goes too.
 pub fn strip_build_annotations(r: &mut Value, top: &Kustomization) {
-    let keep_origin = top.build_metadata.iter().any(|m| m == "originAnnotations");
-    let keep_transformations = top
-        .build_metadata
-        .iter()
-        .any(|m| m == "transformerAnnotations");
-    {
-        let Some(meta) = r.get_mut("metadata").and_then(Value::as_object_mut) else {
-            return;
-        };
-        let Some(annos) = meta.get_mut("annotations") else {
-            return;
-        };
-        if let Some(map) = annos.as_object_mut() {
-            for key in BUILD_ANNOTATIONS {
-                map.remove(*key);
-            }
-            // kustomize rewrites the annotations as a string map at the end,
-            // so `port: 8080` comes out as `port: "8080"`.
-            for v in map.values_mut() {
-                match v {
-                    Value::String(_) => {}
-                    Value::Null => *v = Value::String(String::new()),
-                    Value::Bool(b) => *v = Value::String(b.to_string()),
-                    Value::Number(n) => *v = Value::String(n.to_string()),
-                    other => {
-                        *other = Value::String(serde_json::to_string(other).unwrap_or_default())
-                    }
-                }
-            }
-            if !keep_origin {
-                map.remove(ORIGIN);
-            }
-            if !keep_transformations {
-                map.remove(TRANSFORMATIONS);
+    let kept = KeptAnnotations::of(top);
+    let Some(meta) = r.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let Some(annos) = meta.get_mut("annotations") else {
+        return;
+    };
+    if let Some(map) = annos.as_object_mut() {
+        map.retain(|k, _| !kept.drops(k));
+        // kustomize rewrites the annotations as a string map at the end,
+        // so `port: 8080` comes out as `port: "8080"`.
+        for v in map.values_mut() {
+            if !v.is_string() {
+                *v = Value::String(annotation_text(v));
             }
         }
-        let empty = match annos {
-            Value::Null => true,
-            Value::Object(m) => m.is_empty(),
-            _ => false,
-        };
-        if empty {
-            meta.remove("annotations");
+    }
+    let empty = match annos {
+        Value::Null => true,
+        Value::Object(m) => m.is_empty(),
+        _ => false,
+    };
+    if empty {
+        meta.remove("annotations");
+    }
+}
+
+/// [`strip_build_annotations`] on a resource read in place.
+fn strip_build_annotations_view(r: &mut JsonView<'_>, kept: &KeptAnnotations) {
+    let Some(JsonView::Object(meta)) = r.get_mut("metadata") else {
+        return;
+    };
+    let Some(at) = meta.iter().position(|(k, _)| k == "annotations") else {
+        return;
+    };
+    let annos = &mut meta[at].1;
+    if let JsonView::Object(map) = annos {
+        map.retain(|(k, _)| !kept.drops(k));
+        for (_, v) in map.iter_mut() {
+            if !matches!(v, JsonView::String(_)) {
+                *v = JsonView::String(annotation_text(&v.to_value()).into());
+            }
         }
+    }
+    let empty = match annos {
+        JsonView::Null => true,
+        JsonView::Object(m) => m.is_empty(),
+        _ => false,
+    };
+    if empty {
+        meta.remove(at);
+    }
+}
+
+/// The string an annotation's non-string value becomes on output.
+fn annotation_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        other => serde_json::to_string(other).unwrap_or_default(),
     }
 }
 
@@ -158,8 +200,26 @@ pub fn final_value(r: &Doc, top: &Kustomization) -> Value {
     v
 }
 
+/// Append one resource's YAML, as it is printed, to `out`. Its JSON text is
+/// read in place (`JsonView`): no `Value` is built.
+pub fn write_resource(out: &mut String, r: &Doc, top: &Kustomization) {
+    write_resource_kept(out, r, &KeptAnnotations::of(top), top);
+}
+
+fn write_resource_kept(out: &mut String, r: &Doc, kept: &KeptAnnotations, top: &Kustomization) {
+    match JsonView::parse(r.json()) {
+        Some(mut v) => {
+            strip_build_annotations_view(&mut v, kept);
+            yaml::write_yaml_view(out, &v);
+        }
+        // A Doc holds JSON serde_json reads, so this is not reached; the
+        // parsed path prints the same if it ever is.
+        None => yaml::write_yaml(out, &final_value(r, top)),
+    }
+}
+
 /// The whole output stream, as `kustomize build` prints it; each resource
-/// is parsed only while it is written.
+/// is read only while it is written.
 pub fn render(resources: &[Doc], top: &Kustomization) -> String {
     let mut out = Vec::with_capacity(resources.iter().map(|r| r.json().len()).sum());
     render_to(resources, top, &mut out).expect("writing to memory cannot fail");
@@ -175,11 +235,12 @@ fn render_range(resources: &[Doc], (start, end): (usize, usize), top: &Kustomiza
             .map(|r| r.json().len() * 2)
             .sum(),
     );
+    let kept = KeptAnnotations::of(top);
     for (i, r) in resources[start..end].iter().enumerate() {
         if start + i > 0 {
             buf.push_str("---\n");
         }
-        yaml::write_yaml(&mut buf, &final_value(r, top));
+        write_resource_kept(&mut buf, r, &kept, top);
     }
     buf
 }

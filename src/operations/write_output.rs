@@ -126,7 +126,8 @@ pub fn write_dir(resources: &[Doc], top: &Kustomization, dir: &Path) -> Result<(
         .map_err(|e| fail("creating a staging directory in", dir, e))?;
     for (name, r) in &files {
         let staged = stage.path().join(name);
-        let text = kustom_api::yaml::to_yaml(&output::final_value(r, top));
+        let mut text = String::new();
+        output::write_resource(&mut text, r, top);
         write_new_file(&staged, text.as_bytes(), mode).map_err(|e| fail("writing", &staged, e))?;
     }
     let aside = stage.path().join(".replaced");
@@ -184,7 +185,8 @@ fn write_into_empty(
     let mut written: Vec<PathBuf> = Vec::new();
     for (name, r) in files {
         let target = dir.join(name);
-        let text = kustom_api::yaml::to_yaml(&output::final_value(r, top));
+        let mut text = String::new();
+        output::write_resource(&mut text, r, top);
         if let Err(e) = write_new_file(&target, text.as_bytes(), mode) {
             // create_new: a file that appeared meanwhile is not ours to remove.
             if e.kind() != std::io::ErrorKind::AlreadyExists {

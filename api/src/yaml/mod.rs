@@ -30,6 +30,7 @@ pub use read::{
 pub use scalars::{scalars_in_order, PathScalar};
 pub use write::{
     to_yaml, to_yaml_stream, to_yaml_unfolded, try_to_yaml, try_to_yaml_stream, write_yaml,
+    write_yaml_view,
 };
 
 /// The JSON value go-yaml v3 gives an untagged plain scalar of this text:

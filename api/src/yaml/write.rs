@@ -12,8 +12,9 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
+use crate::json_view::{self, JsonView};
 use crate::Error;
 
 use super::resolve::{is_base60_float, resolve_plain, Resolved, Rules};
@@ -39,6 +40,12 @@ pub fn to_yaml(value: &Value) -> String {
 /// Append one document in kustomize's canonical form to `out`.
 pub fn write_yaml(out: &mut String, value: &Value) {
     emit_document(out, value);
+}
+
+/// [`write_yaml`] for a JSON text read in place: the same output, without
+/// building a `Value`.
+pub fn write_yaml_view(out: &mut String, value: &JsonView<'_>) {
+    emit_document_width(out, value, WIDTH);
 }
 
 /// Like [`to_yaml`], but fails where kustomize fails: its JSON-to-YAML
@@ -97,7 +104,7 @@ pub fn to_yaml_unfolded(value: &Value) -> String {
     out
 }
 
-fn emit_document_width(out: &mut String, value: &Value, width: usize) -> Option<&'static str> {
+fn emit_document_width<T: Tree>(out: &mut String, value: &T, width: usize) -> Option<&'static str> {
     let mut e = Emitter {
         out,
         column: 0,
@@ -208,7 +215,76 @@ enum Style {
     Literal,
 }
 
-struct Emitter<'o, 'v> {
+/// A JSON value the writer can walk: a `Value`, or a [`JsonView`].
+trait Tree: Sized {
+    /// What this node is.
+    fn shape(&self) -> Shape<'_, Self>;
+    /// An object's entries, appended to `out` in any order.
+    fn entries<'a>(&'a self, out: &mut Vec<(&'a str, &'a Self)>);
+}
+
+/// One node as the writer sees it.
+enum Shape<'a, T> {
+    Null,
+    Bool(bool),
+    Number(NumberRef<'a>),
+    String(&'a str),
+    Array(&'a [T]),
+    /// An object, empty or not (its entries come from [`Tree::entries`]).
+    Object {
+        empty: bool,
+    },
+}
+
+/// A number, parsed or as written in JSON text.
+enum NumberRef<'a> {
+    Parsed(&'a Number),
+    Text(&'a str),
+}
+
+impl Tree for Value {
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            Value::Null => Shape::Null,
+            Value::Bool(b) => Shape::Bool(*b),
+            Value::Number(n) => Shape::Number(NumberRef::Parsed(n)),
+            Value::String(s) => Shape::String(s),
+            Value::Array(a) => Shape::Array(a),
+            Value::Object(m) => Shape::Object {
+                empty: m.is_empty(),
+            },
+        }
+    }
+
+    fn entries<'a>(&'a self, out: &mut Vec<(&'a str, &'a Self)>) {
+        if let Value::Object(m) = self {
+            out.extend(m.iter().map(|(k, v)| (k.as_str(), v)));
+        }
+    }
+}
+
+impl Tree for JsonView<'_> {
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            JsonView::Null => Shape::Null,
+            JsonView::Bool(b) => Shape::Bool(*b),
+            JsonView::Number(n) => Shape::Number(NumberRef::Text(n)),
+            JsonView::String(s) => Shape::String(s),
+            JsonView::Array(a) => Shape::Array(a),
+            JsonView::Object(entries) => Shape::Object {
+                empty: entries.is_empty(),
+            },
+        }
+    }
+
+    fn entries<'a>(&'a self, out: &mut Vec<(&'a str, &'a Self)>) {
+        if let JsonView::Object(entries) = self {
+            out.extend(entries.iter().map(|(k, v)| (k.as_ref(), v)));
+        }
+    }
+}
+
+struct Emitter<'o, 'v, T> {
     out: &'o mut String,
     /// Characters (not bytes) written on the current line.
     column: usize,
@@ -223,34 +299,45 @@ struct Emitter<'o, 'v> {
     problem: Option<&'static str>,
     /// Sorted entries of the open mappings, innermost last (one buffer for
     /// the whole document instead of one per mapping).
-    keys: Vec<(&'v String, &'v Value)>,
+    keys: Vec<(&'v str, &'v T)>,
     /// Line width at which scalars fold ([`WIDTH`], or unlimited).
     width: usize,
 }
 
-impl<'v> Emitter<'_, 'v> {
-    fn node(&mut self, v: &'v Value, ctx: Ctx) {
-        match v {
-            Value::Object(m) if m.is_empty() => self.empty_flow("{}"),
-            Value::Object(m) => self.mapping(m),
-            Value::Array(a) if a.is_empty() => self.empty_flow("[]"),
-            Value::Array(a) => self.sequence(a, ctx),
-            Value::String(s) if is_plain_word(s) => self.word(s),
-            Value::String(s) => {
+impl<'v, T: Tree> Emitter<'_, 'v, T> {
+    fn node(&mut self, v: &'v T, ctx: Ctx) {
+        match v.shape() {
+            Shape::Object { empty: true } => self.empty_flow("{}"),
+            Shape::Object { empty: false } => self.mapping(v),
+            Shape::Array([]) => self.empty_flow("[]"),
+            Shape::Array(a) => self.sequence(a, ctx),
+            Shape::String(s) if is_plain_word(s) => self.word(s),
+            Shape::String(s) => {
                 let s = reread(s, &mut self.problem, false);
                 self.scalar(&s, requested_style(&s), ctx)
             }
             // Numbers, booleans and null are plain words without spaces:
             // nothing to analyse or fold.
-            Value::Number(n) => {
+            Shape::Number(NumberRef::Text(text)) if json_view::is_plain_integer(text) => {
+                self.word(text)
+            }
+            Shape::Number(n) => {
+                let parsed;
+                let n = match n {
+                    NumberRef::Parsed(n) => n,
+                    NumberRef::Text(text) => {
+                        parsed = json_view::number(text);
+                        &parsed
+                    }
+                };
                 self.start_word();
                 let before = self.out.len();
                 write_number(self.out, n);
                 self.end_word(self.out.len() - before);
             }
-            Value::Bool(true) => self.word("true"),
-            Value::Bool(false) => self.word("false"),
-            Value::Null => self.word("null"),
+            Shape::Bool(true) => self.word("true"),
+            Shape::Bool(false) => self.word("false"),
+            Shape::Null => self.word("null"),
         }
     }
 
@@ -278,11 +365,11 @@ impl<'v> Emitter<'_, 'v> {
         self.indention = false;
     }
 
-    fn mapping(&mut self, m: &'v Map<String, Value>) {
+    fn mapping(&mut self, m: &'v T) {
         let saved = self.indent;
         self.indent = Some(self.indent.map_or(0, |i| i + INDENT));
         let start = self.keys.len();
-        self.keys.extend(m.iter());
+        m.entries(&mut self.keys);
         sort_keys(&mut self.keys[start..]);
         for i in start..self.keys.len() {
             let (k, v) = self.keys[i];
@@ -312,7 +399,7 @@ impl<'v> Emitter<'_, 'v> {
         self.indent = saved;
     }
 
-    fn sequence(&mut self, a: &'v [Value], ctx: Ctx) {
+    fn sequence(&mut self, a: &'v [T], ctx: Ctx) {
         let saved = self.indent;
         // A sequence right after `key:` is not indented relative to the key.
         let indentless = ctx == Ctx::Value && !self.indention;
@@ -1084,7 +1171,7 @@ fn go_format_g(f: f64) -> String {
 /// Sort keys in go-yaml v2's order. For up to 12 keys Go's sort is an
 /// insertion sort, which is reproduced exactly; larger maps use a merge
 /// sort (the order is the same for any consistent comparison).
-fn sort_keys(entries: &mut [(&String, &Value)]) {
+fn sort_keys<T>(entries: &mut [(&str, &T)]) {
     if entries.len() <= 12 {
         for i in 1..entries.len() {
             let mut j = i;
@@ -1243,15 +1330,38 @@ mod tests {
     }
 
     #[test]
+    fn a_json_view_prints_as_its_value() {
+        for v in [
+            json!({"b": [1, -2, 3.5, 1e21, 0.000001, -0.0, 18446744073709551615u64, "x"],
+                "a": {"n": null, "t": true, "e": [], "f": {}, "s": "two\nlines", "q": "yes",
+                      "long": "word ".repeat(30), "é": "\u{85}"}}),
+            json!("just text"),
+            json!([[1], {}]),
+        ] {
+            let text = serde_json::to_string(&v).unwrap();
+            let mut viewed = String::new();
+            write_yaml_view(&mut viewed, &JsonView::parse(&text).unwrap());
+            assert_eq!(viewed, y(v), "{text}");
+        }
+        // Numbers are printed from their text as serde_json reads them.
+        let mut out = String::new();
+        write_yaml_view(
+            &mut out,
+            &JsonView::parse(r#"{"a":1.50,"b":-0,"c":1E2}"#).unwrap(),
+        );
+        assert_eq!(out, y(json!({"a": 1.5, "b": -0.0, "c": 100.0})));
+    }
+
+    #[test]
     fn key_order_is_go_yaml_natural_order() {
         let mut keys = vec![
             "a10", "a2", "B", "_x", "a", "1", "10", "9", "a01", "a1", "Z9", "-",
         ];
         let mut entries: Vec<(String, Value)> =
             keys.iter().map(|k| (k.to_string(), Value::Null)).collect();
-        let mut refs: Vec<(&String, &Value)> = entries.iter().map(|(k, v)| (k, v)).collect();
+        let mut refs: Vec<(&str, &Value)> = entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
         sort_keys(&mut refs);
-        let got: Vec<&str> = refs.iter().map(|(k, _)| k.as_str()).collect();
+        let got: Vec<&str> = refs.iter().map(|(k, _)| *k).collect();
         assert_eq!(
             got,
             vec!["-", "_x", "1", "9", "10", "B", "Z9", "a", "a1", "a01", "a2", "a10"]
@@ -1259,9 +1369,9 @@ mod tests {
         // The same order through the merge sort path.
         keys.extend(["c", "d", "e", "f"]);
         entries = keys.iter().map(|k| (k.to_string(), Value::Null)).collect();
-        refs = entries.iter().map(|(k, v)| (k, v)).collect();
+        refs = entries.iter().map(|(k, v)| (k.as_str(), v)).collect();
         sort_keys(&mut refs);
-        let got: Vec<&str> = refs.iter().map(|(k, _)| k.as_str()).collect();
+        let got: Vec<&str> = refs.iter().map(|(k, _)| *k).collect();
         assert_eq!(
             got,
             vec![
