@@ -100,14 +100,21 @@ pub fn chart_key(repo: &str, name: &str, version: &str) -> String {
 /// `---` lines: valid YAML for any reader, and fast to write and parse.
 pub fn write_json_stream(docs: &[Value]) -> Vec<u8> {
     let mut out = Vec::with_capacity(docs.len() * 1024);
+    write_json_stream_to(&mut out, docs).expect("writing to memory cannot fail");
+    out
+}
+
+/// [`write_json_stream`] into `out` as it goes, without holding the whole
+/// text.
+pub fn write_json_stream_to(out: &mut impl std::io::Write, docs: &[Value]) -> std::io::Result<()> {
     for (i, d) in docs.iter().enumerate() {
         if i > 0 {
-            out.extend_from_slice(b"---\n");
+            out.write_all(b"---\n")?;
         }
-        serde_json::to_writer(&mut out, d).expect("JSON values always serialise");
-        out.push(b'\n');
+        serde_json::to_writer(&mut *out, d)?;
+        out.write_all(b"\n")?;
     }
-    out
+    Ok(())
 }
 
 /// Read a stream a plugin wrote: YAML in general, with a fast path for the

@@ -16,20 +16,18 @@ pub fn run(args: Vec<String>) -> i32 {
         return 1;
     }
     let ctx = Ctx::from_env();
-    match call(
-        args.first().map(String::as_str).unwrap_or(""),
-        &input,
-        &ctx,
-        true,
-    ) {
-        Ok(Some(out)) => {
-            let mut stdout = std::io::stdout().lock();
-            if stdout.write_all(&out).and_then(|_| stdout.flush()).is_err() {
-                return 1;
+    // The answer goes out as it is written, never held whole.
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let op = args.first().map(String::as_str).unwrap_or("");
+    match call(op, input, &ctx, true, &mut stdout) {
+        Ok(true) => match stdout.flush() {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("builtin: writing stdout: {e}");
+                1
             }
-            0
-        }
-        Ok(None) => EXIT_UNSUPPORTED,
+        },
+        Ok(false) => EXIT_UNSUPPORTED,
         Err(e) => {
             eprintln!("{e}");
             1
@@ -39,18 +37,26 @@ pub fn run(args: Vec<String>) -> i32 {
 
 /// Run one call; `Ok(None)` means the operation is not supported for these configs.
 pub fn run_with(subcommand: &str, input: &[u8], ctx: &Ctx) -> Result<Option<Vec<u8>>, Error> {
-    call(subcommand, input, ctx, false)
+    let mut out = Vec::new();
+    let supported = call(subcommand, input.to_vec(), ctx, false, &mut out)?;
+    Ok(supported.then_some(out))
 }
 
-/// One call; `process_ends`: the process exits right after it, so the
-/// resources are not freed node by node (a tenth of a large call's time).
+/// One call, its answer written to `out`; `Ok(false)` means the operation
+/// is not supported for these configs. `process_ends`: the process exits
+/// right after it, so the resources are not freed node by node (a tenth of
+/// a large call's time). The input is freed once read: the process's peak
+/// is its resources, not them plus their text.
 fn call(
     subcommand: &str,
-    input: &[u8],
+    input: Vec<u8>,
     ctx: &Ctx,
     process_ends: bool,
-) -> Result<Option<Vec<u8>>, Error> {
-    let docs = protocol::read_stream(input)?;
+    out: &mut impl Write,
+) -> Result<bool, Error> {
+    let docs = protocol::read_stream(&input)?;
+    drop(input);
+    let write_error = |e: std::io::Error| Error::new(format!("builtin: writing stdout: {e}"));
     // The leading documents of group `builtin` are this call's configs.
     let n_configs = docs
         .iter()
@@ -61,13 +67,14 @@ fn call(
     let configs = docs;
     match subcommand {
         "generate" => {
-            let mut out = Vec::new();
+            let mut made = Vec::new();
             for config in &configs {
                 let kind = resource::kind(config);
                 let gen = generator(kind).ok_or_else(|| unknown_kind(kind, "generator"))?;
-                out.extend(gen(config, ctx).map_err(|e| e.context(describe(config)))?);
+                made.extend(gen(config, ctx).map_err(|e| e.context(describe(config)))?);
             }
-            Ok(Some(protocol::write_json_stream(&out)))
+            protocol::write_json_stream_to(out, &made).map_err(write_error)?;
+            Ok(true)
         }
         "transform" => {
             let generate_first = std::env::var(protocol::ENV_GENERATE_FIRST)
@@ -82,7 +89,7 @@ fn call(
                     .iter()
                     .all(|c| generator(resource::kind(c)).is_some())
             {
-                return Ok(None);
+                return Ok(false);
             }
             let mut resources = resources;
             for config in generators {
@@ -113,11 +120,11 @@ fn call(
                     "builtin transformer finished"
                 );
             }
-            let out = protocol::write_json_stream(&resources);
+            protocol::write_json_stream_to(out, &resources).map_err(write_error)?;
             if process_ends {
                 std::mem::forget(resources);
             }
-            Ok(Some(out))
+            Ok(true)
         }
         other => Err(Error::new(format!(
             "usage: builtin generate|transform (got {other:?})"
