@@ -194,3 +194,133 @@ patches:
     assert!(ours.contains("served: false"));
     same_as_kubectl(&env, "app", &ours);
 }
+
+#[test]
+fn replacements_see_their_sources_and_targets_only() {
+    let env = Env::new();
+    env.write(
+        "base/crds.yaml",
+        &format!("{}---\n{}", crd("alpha"), crd("beta")),
+    );
+    env.write(
+        "base/webhook.yaml",
+        &format!(
+            "{}---
+apiVersion: v1
+kind: Service
+metadata:
+  name: webhook-service
+spec:
+  ports:
+  - port: 443
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata:
+  name: serving-cert
+spec:
+  dnsNames:
+  - SERVICE_NAME.SERVICE_NAMESPACE.svc
+  secretName: placeholder
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: validating
+webhooks:
+- name: v.example.com
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  clientConfig:
+    service:
+      name: webhook-service
+      namespace: system
+",
+            support::DEPLOY
+        ),
+    );
+    env.write(
+        "base/kustomization.yaml",
+        "resources:\n- crds.yaml\n- webhook.yaml\n",
+    );
+    // kubebuilder's cert-manager wiring, after a namespace and a prefix;
+    // the last replacement selects the Certificate by its prefixed name.
+    let inject = |field: &str, index: u32| {
+        format!(
+            "- source:
+    kind: Certificate
+    group: cert-manager.io
+    version: v1
+    name: serving-cert
+    fieldPath: {field}
+  targets:
+  - select:
+      kind: ValidatingWebhookConfiguration
+    fieldPaths:
+    - .metadata.annotations.[cert-manager.io/inject-ca-from]
+    options:
+      delimiter: /
+      index: {index}
+      create: true
+  - select:
+      kind: CustomResourceDefinition
+      name: alpha.example.com
+    fieldPaths:
+    - .metadata.annotations.[cert-manager.io/inject-ca-from]
+    options:
+      delimiter: /
+      index: {index}
+      create: true
+"
+        )
+    };
+    env.write(
+        "overlay/kustomization.yaml",
+        &format!(
+            "resources:
+- ../base
+namespace: system
+namePrefix: app-
+replacements:
+{}{}- source:
+    kind: Service
+    name: webhook-service
+    fieldPath: .metadata.name
+  targets:
+  - select:
+      kind: Certificate
+    fieldPaths:
+    - .spec.dnsNames.0
+    options:
+      delimiter: .
+      index: 0
+- source:
+    kind: Deployment
+  targets:
+  - select:
+      kind: Certificate
+      name: app-serving-cert
+    fieldPaths:
+    - spec.secretName
+",
+            inject(".metadata.namespace", 0),
+            inject(".metadata.name", 1)
+        ),
+    );
+    let (ours, log) = build(&env, "overlay");
+    assert!(log.contains("builtin call in parts"), "{log}");
+    assert!(!log.contains("made again whole"), "{log}");
+    let schema_bytes = crd("alpha").len();
+    for line in log.lines().filter(|l| l.contains("builtin call in parts")) {
+        let sent: usize = line
+            .split("stdin_bytes=")
+            .nth(1)
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .expect("stdin_bytes in the log");
+        assert!(sent < schema_bytes, "{line}");
+    }
+    assert!(ours.contains("cert-manager.io/inject-ca-from: system/app-serving-cert"));
+    assert!(ours.contains("secretName: app-"));
+    same_as_kubectl(&env, "overlay", &ours);
+}

@@ -3,8 +3,8 @@
 //! ([`kustom_api::sight`]) and keeps the rest of its text as it is.
 //!
 //! Each config kind that this module knows gives a rule; any other kind
-//! (replacements, replicas, vars, generators, unknown kinds) makes the
-//! whole call see every resource whole. The rules, by kind:
+//! (replicas, vars, generators, unknown kinds) makes the whole call see
+//! every resource whole. The rules, by kind:
 //! - patches (`PatchTransformer`, `PatchStrategicMergeTransformer`,
 //!   `PatchJson6902Transformer`): the whole of each resource the target
 //!   selector picks, or that has the patch's id now or before a rename;
@@ -19,7 +19,11 @@
 //!   and suffix): the head of every resource, and the fields their specs
 //!   name, two keys deep (`spec.template`), where a spec applies to the
 //!   resource's current or original kind, and the label and annotation
-//!   entries linked to them; binding subjects for namespaces.
+//!   entries linked to them; binding subjects for namespaces;
+//! - `ReplacementTransformer`: the head of each resource a source or target
+//!   may pick, and the fields its paths name, two keys deep. After a
+//!   transformer that renames or relabels, sources and targets pick by
+//!   kind, group and version alone.
 //!
 //! The decision is made on the resources as the call receives them. A
 //! field-spec transformer can change any resource's labels, name or
@@ -28,7 +32,9 @@
 //! that may set the hash-suffix annotation.
 
 use crate::selecting::target::{self, CompiledSelector, Selector};
-use crate::transformers::{labels, namespace, patch, patch_json6902, patch_strategic_merge};
+use crate::transformers::{
+    labels, namespace, patch, patch_json6902, patch_strategic_merge, replacement,
+};
 use crate::{references::name_reference, Ctx};
 use kustom_api::fieldspec::{config_field_specs, split_path, FieldSpec};
 use kustom_api::sight::Sight;
@@ -135,6 +141,8 @@ enum Rule {
     /// Images: nothing of CRDs, the whole of resources with containers
     /// anywhere, the named fields of others.
     Images(Vec<FieldSpec>),
+    /// Replacements: the head and the paths of what a source or target picks.
+    Replacements(Vec<replacement::Side>),
 }
 
 /// What a call can touch, rule by rule.
@@ -193,6 +201,12 @@ impl Reach {
                             .unwrap_or_default(),
                         subjects: false,
                     }
+                }
+                "ReplacementTransformer" => {
+                    let t = replacement::touches(config, ctx, renames)?;
+                    renames |= t.writes_ids || t.writes_labels || t.writes_annotations;
+                    may_mark_hash |= t.may_mark_hash;
+                    Rule::Replacements(t.sides)
                 }
                 "ImageTagTransformer" => Rule::Images(
                     config_field_specs(config, "fieldSpecs")
@@ -257,6 +271,22 @@ impl Reach {
                     }
                     if !widen_to_specs(&mut sight, specs, &gvks()) {
                         return Sight::Whole;
+                    }
+                }
+                Rule::Replacements(sides) => {
+                    for side in sides {
+                        match side.picks(head) {
+                            Ok(false) => continue,
+                            Ok(true) => sight.widen(Sight::head()),
+                            // The call reports it; seen whole, it sees it.
+                            Err(_) => return Sight::Whole,
+                        }
+                        for keys in side.paths() {
+                            if keys.is_empty() {
+                                return Sight::Whole;
+                            }
+                            sight.widen_to_path(keys);
+                        }
                     }
                 }
                 Rule::FieldSpecs { specs, subjects } => {
@@ -474,7 +504,7 @@ mod tests {
 
     #[test]
     fn unknown_kinds_and_bad_configs_see_everything() {
-        assert!(reach(&[config("ReplacementTransformer", json!({}))]).is_none());
+        assert!(reach(&[config("ReplicaCountTransformer", json!({}))]).is_none());
         assert!(reach(&[config("PatchTransformer", json!({}))]).is_none());
         assert!(reach(&[
             config(

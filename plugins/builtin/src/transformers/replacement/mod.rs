@@ -13,6 +13,9 @@
 mod path;
 mod scalar;
 mod select;
+mod touches;
+
+pub(crate) use touches::{touches, Side};
 
 use crate::Ctx;
 use kustom_api::{err, Error, Gvk, Map, ResId, Value};
