@@ -24,7 +24,8 @@ pub fn build_with(args: &BuildArgs, lock: Arc<LockState>, write: bool) -> Result
     if let Some(log) = &settings.audit {
         settings.audit = Some(log.for_root(&args.dir.display().to_string()));
     }
-    let builder = Builder::new(settings, restrictor);
+    let mut builder = Builder::new(settings, restrictor);
+    builder.read_ahead(&args.dir);
     let built = builder.build_root(&args.dir, reorder, args.enable_managedby_label)?;
     let resources = &built.resources;
     // The lock learns new remotes only after a successful build.

@@ -7,6 +7,7 @@
 pub const MANAGED_BY_VERSION: &str = "(devel)";
 
 mod nesting;
+mod prefetch;
 mod remote;
 mod resources;
 pub mod shared;
@@ -61,6 +62,8 @@ pub struct Builder {
     shared: Option<Arc<shared::SharedBases>>,
     /// A base came from `shared` (see [`Builder::depends_on_sharing`]).
     used_shared: std::sync::atomic::AtomicBool,
+    /// Large resource files read ahead (`kustom build`, see [`prefetch`]).
+    prefetch: Option<prefetch::Prefetch>,
 }
 
 /// One kustomization being built: its directory, file and parsed content.
@@ -117,7 +120,15 @@ impl Builder {
             unknown_type_seen: std::sync::atomic::AtomicBool::new(false),
             shared: None,
             used_shared: std::sync::atomic::AtomicBool::new(false),
+            prefetch: None,
         }
+    }
+
+    /// Read the large resource files of the tree in `root` ahead on another
+    /// core while the build goes (see [`prefetch`]); for one build of one
+    /// local root.
+    pub fn read_ahead(&mut self, root: &Path) {
+        self.prefetch = prefetch::Prefetch::start(root);
     }
 
     /// A builder that takes base builds from, and gives them to, `shared`
@@ -481,13 +492,18 @@ impl Builder {
 
     /// Note loaded objects whose type kyaml would look up in its schema.
     fn note_types(&self, rs: &[Value]) {
+        for r in rs {
+            self.note_type(resource::api_version(r), resource::kind(r));
+        }
+    }
+
+    /// [`Builder::note_types`] for one resource's `apiVersion` and `kind`.
+    fn note_type(&self, api_version: &str, kind: &str) {
         use std::sync::atomic::Ordering;
         if self.unknown_type_seen.load(Ordering::Relaxed) {
             return;
         }
-        let unknown = rs
-            .iter()
-            .any(|r| !resource::is_precomputed_type(resource::api_version(r), resource::kind(r)));
+        let unknown = !resource::is_precomputed_type(api_version, kind);
         if unknown
             && self
                 .schema

@@ -334,6 +334,19 @@ impl Builder {
         if full.is_file() {
             let real = self.check_restriction(t, &full, p)?;
             let origin = t.origin_of(p).map(|trail| trail.origin());
+            let ahead = match (&origin, &self.prefetch) {
+                (None, Some(prefetch)) => prefetch.take(&real),
+                _ => None,
+            };
+            if let Some(docs) = ahead {
+                for d in &docs {
+                    self.note_type(d.api_version(), d.kind());
+                }
+                if let Some(log) = &self.settings.audit {
+                    log.record_read(&t.file, p, &docs)?;
+                }
+                return Ok(Entry::File(docs));
+            }
             // Each resource becomes a compact Doc as soon as it is read. In a
             // large file (a CRD bundle) the encoding and freeing of each
             // parsed value run on a second thread while the next document
