@@ -70,6 +70,31 @@ fn build(env: &Env, dir: &str) -> (String, String) {
     (stdout, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+/// A tree with two large CRDs in `base/crds.yaml`.
+fn env_with_two_crds() -> Env {
+    let env = Env::new();
+    env.write(
+        "base/crds.yaml",
+        &format!("{}---\n{}", crd("alpha"), crd("beta")),
+    );
+    env
+}
+
+/// The CRDs' schemas were not sent: every call's input (the configs
+/// included) is smaller than one of them.
+fn calls_smaller_than_a_schema(log: &str) {
+    let schema_bytes = crd("alpha").len();
+    for line in log.lines().filter(|l| l.contains("builtin call in parts")) {
+        let sent: usize = line
+            .split("stdin_bytes=")
+            .nth(1)
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .expect("stdin_bytes in the log");
+        assert!(sent < schema_bytes, "{line}");
+    }
+}
+
 fn same_as_kubectl(env: &Env, dir: &str, ours: &str) {
     let Some(theirs) = env.kubectl(&[dir]) else {
         support::skip("kubectl is not installed: the output is not compared");
@@ -81,11 +106,7 @@ fn same_as_kubectl(env: &Env, dir: &str, ours: &str) {
 
 #[test]
 fn parts_give_kubectls_bytes() {
-    let env = Env::new();
-    env.write(
-        "base/crds.yaml",
-        &format!("{}---\n{}", crd("alpha"), crd("beta")),
-    );
+    let env = env_with_two_crds();
     env.write("base/app.yaml", &format!("{}{OTHERS}", support::DEPLOY));
     env.write(
         "base/kustomization.yaml",
@@ -140,18 +161,7 @@ patches:
     let (ours, log) = build(&env, "overlay");
     assert!(log.contains("builtin call in parts"), "{log}");
     assert!(!log.contains("made again whole"), "{log}");
-    // The CRDs' schemas were not sent: every call's input (the configs
-    // included) is smaller than one of them.
-    let schema_bytes = crd("alpha").len();
-    for line in log.lines().filter(|l| l.contains("builtin call in parts")) {
-        let sent: usize = line
-            .split("stdin_bytes=")
-            .nth(1)
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .expect("stdin_bytes in the log");
-        assert!(sent < schema_bytes, "{line}");
-    }
+    calls_smaller_than_a_schema(&log);
     assert!(!ours.contains("name: old"), "the Namespace was deleted");
     assert!(ours.contains("strategy: Webhook"));
     same_as_kubectl(&env, "overlay", &ours);
@@ -197,11 +207,7 @@ patches:
 
 #[test]
 fn replacements_see_their_sources_and_targets_only() {
-    let env = Env::new();
-    env.write(
-        "base/crds.yaml",
-        &format!("{}---\n{}", crd("alpha"), crd("beta")),
-    );
+    let env = env_with_two_crds();
     env.write(
         "base/webhook.yaml",
         &format!(
@@ -310,16 +316,7 @@ replacements:
     let (ours, log) = build(&env, "overlay");
     assert!(log.contains("builtin call in parts"), "{log}");
     assert!(!log.contains("made again whole"), "{log}");
-    let schema_bytes = crd("alpha").len();
-    for line in log.lines().filter(|l| l.contains("builtin call in parts")) {
-        let sent: usize = line
-            .split("stdin_bytes=")
-            .nth(1)
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .expect("stdin_bytes in the log");
-        assert!(sent < schema_bytes, "{line}");
-    }
+    calls_smaller_than_a_schema(&log);
     assert!(ours.contains("cert-manager.io/inject-ca-from: system/app-serving-cert"));
     assert!(ours.contains("secretName: app-"));
     same_as_kubectl(&env, "overlay", &ours);

@@ -95,22 +95,14 @@ impl Doc {
     ) -> Doc {
         let mut out = String::with_capacity(capacity);
         let mut head = Head::default();
-        out.push('{');
-        for (i, (key, raw)) in entries.enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str(&serde_json::to_string(key).expect("strings always serialise"));
-            out.push(':');
+        write_raw_object(&mut out, entries, |key, at, raw| {
             if let Some(field) = HEAD_FIELDS.iter().position(|f| *f == key) {
-                head.spans[field] = Some((out.len(), out.len() + raw.len()));
+                head.spans[field] = Some((at, at + raw.len()));
                 // Valid JSON by the caller's contract; a field of the wrong
                 // type reads as absent, as everywhere.
                 let _ = read_head_field(&mut head, field, raw);
             }
-            out.push_str(raw);
-        }
-        out.push('}');
+        });
         Doc {
             json: out.into_boxed_str(),
             head,
@@ -189,6 +181,26 @@ pub fn same_resources(a: &[Doc], b: &[Doc]) -> bool {
         && a.iter()
             .zip(b)
             .all(|(x, y)| x.json == y.json || x.value() == y.value())
+}
+
+/// Write `{"key":raw,…}` for the entries in order (each `raw` already JSON
+/// text); `at` is told each entry with the offset its value starts at.
+pub(crate) fn write_raw_object<'a>(
+    out: &mut String,
+    entries: impl Iterator<Item = (&'a str, &'a str)>,
+    mut at: impl FnMut(&str, usize, &str),
+) {
+    out.push('{');
+    for (i, (key, raw)) in entries.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(key).expect("strings always serialise"));
+        out.push(':');
+        at(key, out.len(), raw);
+        out.push_str(raw);
+    }
+    out.push('}');
 }
 
 /// A value's compact JSON text (as `serde_json::to_string` writes it) and

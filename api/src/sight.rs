@@ -95,16 +95,7 @@ fn shown_below<'f>(fields: &'f Fields, key: &str) -> BTreeSet<&'f str> {
 
 /// Write `{"key":raw,…}` for the entries in order.
 fn write_object<'a>(out: &mut String, entries: impl Iterator<Item = (&'a str, &'a str)>) {
-    out.push('{');
-    for (i, (key, raw)) in entries.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&serde_json::to_string(key).expect("strings always serialise"));
-        out.push(':');
-        out.push_str(raw);
-    }
-    out.push('}');
+    crate::doc::write_raw_object(out, entries, |_, _, _| {});
 }
 
 /// The sub-objects a part cuts: each top-level key shown only in part,
