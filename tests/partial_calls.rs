@@ -134,6 +134,9 @@ spec:
         "resources:
 - ../base
 namespace: prod
+replicas:
+- name: web
+  count: 3
 labels:
 - includeSelectors: true
   pairs:
@@ -164,6 +167,10 @@ patches:
     calls_smaller_than_a_schema(&log);
     assert!(!ours.contains("name: old"), "the Namespace was deleted");
     assert!(ours.contains("strategy: Webhook"));
+    assert!(
+        ours.contains("replicas: 3"),
+        "the count after the JSON patch"
+    );
     same_as_kubectl(&env, "overlay", &ours);
 }
 

@@ -3,8 +3,8 @@
 //! ([`kustom_api::sight`]) and keeps the rest of its text as it is.
 //!
 //! Each config kind that this module knows gives a rule; any other kind
-//! (replicas, vars, generators, unknown kinds) makes the whole call see
-//! every resource whole. The rules, by kind:
+//! (vars, generators, unknown kinds) makes the whole call see every
+//! resource whole. The rules, by kind:
 //! - patches (`PatchTransformer`, `PatchStrategicMergeTransformer`,
 //!   `PatchJson6902Transformer`): the whole of each resource the target
 //!   selector picks, or that has the patch's id now or before a rename;
@@ -20,6 +20,9 @@
 //!   name, two keys deep (`spec.template`), where a spec applies to the
 //!   resource's current or original kind, and the label and annotation
 //!   entries linked to them; binding subjects for namespaces;
+//! - `ReplicaCountTransformer`: the head and the fields its specs name of
+//!   each resource that has or had the replica's name (any name after a
+//!   transformer that renames);
 //! - `ReplacementTransformer`: the head of each resource a source or target
 //!   may pick, and the fields its paths name, two keys deep. After a
 //!   transformer that renames or relabels, sources and targets pick by
@@ -143,6 +146,12 @@ enum Rule {
     Images(Vec<FieldSpec>),
     /// Replacements: the head and the paths of what a source or target picks.
     Replacements(Vec<replacement::Side>),
+    /// Replica counts: the head and the named fields of the resources with
+    /// this name now or before (None: any name).
+    Replicas {
+        name: Option<String>,
+        specs: Vec<FieldSpec>,
+    },
 }
 
 /// What a call can touch, rule by rule.
@@ -200,6 +209,19 @@ impl Reach {
                             .ok()?
                             .unwrap_or_default(),
                         subjects: false,
+                    }
+                }
+                "ReplicaCountTransformer" => {
+                    let replica = config.get("replica").unwrap_or(&Value::Null);
+                    let name = match replica {
+                        Value::Null => String::new(),
+                        r => kustom_api::fieldspec::config_str_field(r, "name").ok()?,
+                    };
+                    Rule::Replicas {
+                        name: (!renames).then_some(name),
+                        specs: config_field_specs(config, "fieldSpecs")
+                            .ok()?
+                            .unwrap_or_default(),
                     }
                 }
                 "ReplacementTransformer" => {
@@ -271,6 +293,23 @@ impl Reach {
                     }
                     if !widen_to_specs(&mut sight, specs, &gvks()) {
                         return Sight::Whole;
+                    }
+                }
+                Rule::Replicas { name, specs } => {
+                    let Ok(mut ids) = resource::prev_ids(head) else {
+                        return Sight::Whole;
+                    };
+                    ids.push(ResId::of(head));
+                    let named = |id: &ResId| name.as_ref().is_none_or(|n| id.name == *n);
+                    if specs
+                        .iter()
+                        .any(|fs| ids.iter().any(|id| named(id) && fs.applies_to(&id.gvk)))
+                    {
+                        sight.widen(Sight::head());
+                        let gvks: Vec<Gvk> = ids.into_iter().map(|id| id.gvk).collect();
+                        if !widen_to_specs(&mut sight, specs, &gvks) {
+                            return Sight::Whole;
+                        }
                     }
                 }
                 Rule::Replacements(sides) => {
@@ -489,6 +528,36 @@ mod tests {
     }
 
     #[test]
+    fn replica_counts_see_the_named_resources_replicas() {
+        let replicas = config(
+            "ReplicaCountTransformer",
+            json!({"replica": {"name": "web", "count": 3}, "fieldSpecs": [
+                {"path": "spec/replicas", "group": "apps", "kind": "Deployment"}]}),
+        );
+        let mut replicas_field = Sight::head();
+        replicas_field.widen_to_path(&["spec".into(), "replicas".into()]);
+        let r = reach(std::slice::from_ref(&replicas)).unwrap();
+        assert_eq!(
+            r.sight_of(&head("apps/v1", "Deployment", "web")),
+            replicas_field
+        );
+        assert_eq!(
+            r.sight_of(&head("apps/v1", "Deployment", "db")),
+            Sight::Nothing
+        );
+        assert_eq!(r.sight_of(&head("v1", "Service", "web")), Sight::Nothing);
+        // After a prefix the count may name the new name: any Deployment.
+        let prefix = config(
+            "PrefixTransformer",
+            json!({"prefix": "p-", "fieldSpecs": [{"path": "metadata/name"}]}),
+        );
+        let r = reach(&[prefix, replicas]).unwrap();
+        let mut renamed = replicas_field.clone();
+        renamed.widen_to_path(&["metadata".into(), "name".into()]);
+        assert_eq!(r.sight_of(&head("apps/v1", "Deployment", "db")), renamed);
+    }
+
+    #[test]
     fn a_patch_after_a_renaming_transformer_sees_everything() {
         let prefix = config(
             "PrefixTransformer",
@@ -504,7 +573,7 @@ mod tests {
 
     #[test]
     fn unknown_kinds_and_bad_configs_see_everything() {
-        assert!(reach(&[config("ReplicaCountTransformer", json!({}))]).is_none());
+        assert!(reach(&[config("RefVarTransformer", json!({}))]).is_none());
         assert!(reach(&[config("PatchTransformer", json!({}))]).is_none());
         assert!(reach(&[
             config(
