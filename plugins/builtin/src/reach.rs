@@ -36,7 +36,7 @@
 
 use crate::selecting::target::{self, CompiledSelector, Selector};
 use crate::transformers::{
-    labels, namespace, patch, patch_json6902, patch_strategic_merge, replacement,
+    labels, namespace, patch, patch_json6902, patch_strategic_merge, replacement, replicas,
 };
 use crate::{references::name_reference, Ctx};
 use kustom_api::fieldspec::{config_field_specs, split_path, FieldSpec};
@@ -212,16 +212,10 @@ impl Reach {
                     }
                 }
                 "ReplicaCountTransformer" => {
-                    let replica = config.get("replica").unwrap_or(&Value::Null);
-                    let name = match replica {
-                        Value::Null => String::new(),
-                        r => kustom_api::fieldspec::config_str_field(r, "name").ok()?,
-                    };
+                    let replicas::Config { name, specs, .. } = replicas::configure(config).ok()?;
                     Rule::Replicas {
                         name: (!renames).then_some(name),
-                        specs: config_field_specs(config, "fieldSpecs")
-                            .ok()?
-                            .unwrap_or_default(),
+                        specs,
                     }
                 }
                 "ReplacementTransformer" => {
@@ -296,18 +290,17 @@ impl Reach {
                     }
                 }
                 Rule::Replicas { name, specs } => {
-                    let Ok(mut ids) = resource::prev_ids(head) else {
-                        return Sight::Whole;
-                    };
-                    ids.push(ResId::of(head));
-                    let named = |id: &ResId| name.as_ref().is_none_or(|n| id.name == *n);
-                    if specs
-                        .iter()
-                        .any(|fs| ids.iter().any(|id| named(id) && fs.applies_to(&id.gvk)))
-                    {
+                    let mut picked = false;
+                    for fs in specs {
+                        match replicas::matches(head, name.as_deref(), fs) {
+                            Ok(m) => picked |= m,
+                            // The call reports it; seen whole, it sees it.
+                            Err(_) => return Sight::Whole,
+                        }
+                    }
+                    if picked {
                         sight.widen(Sight::head());
-                        let gvks: Vec<Gvk> = ids.into_iter().map(|id| id.gvk).collect();
-                        if !widen_to_specs(&mut sight, specs, &gvks) {
+                        if !widen_to_specs(&mut sight, specs, &gvks()) {
                             return Sight::Whole;
                         }
                     }

@@ -40,8 +40,8 @@ enum State {
     Reading,
     /// Claimed by the build, which reads it itself.
     Claimed,
-    /// Read ahead.
-    Read(Arc<Vec<Doc>>),
+    /// Read ahead, not yet taken.
+    Read(Vec<Doc>),
     /// The reader ahead failed: the build reads it again.
     Failed,
 }
@@ -94,11 +94,10 @@ impl Prefetch {
             match files.get(real) {
                 Some(State::Read(_)) => {
                     tracing::debug!(file = %real.display(), "taken from reading ahead");
-                    let Some(State::Read(docs)) = files.insert(real.to_path_buf(), State::Claimed)
-                    else {
-                        unreachable!("the state was just seen under the lock")
+                    return match files.insert(real.to_path_buf(), State::Claimed) {
+                        Some(State::Read(docs)) => Some(docs),
+                        _ => None,
                     };
-                    return Some(Arc::try_unwrap(docs).unwrap_or_else(|d| d.as_ref().clone()));
                 }
                 Some(State::Reading) => {
                     tracing::debug!(file = %real.display(), "waiting for reading ahead");
@@ -200,7 +199,7 @@ impl Walk<'_> {
         }));
         tracing::debug!(file = %real.display(), ok = matches!(read, Ok(Ok(()))), "read ahead");
         let state = match read {
-            Ok(Ok(())) => State::Read(Arc::new(docs)),
+            Ok(Ok(())) => State::Read(docs),
             _ => State::Failed,
         };
         let mut files = self.shared.files.lock().unwrap_or_else(|e| e.into_inner());

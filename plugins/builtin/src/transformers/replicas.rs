@@ -26,32 +26,48 @@ fn read_count(replica: &Value) -> Result<i64, Error> {
     }
 }
 
-/// Whether the resource has, or had, `name` under a kind `spec` selects.
-fn matches(obj: &Value, name: &str, spec: &FieldSpec) -> Result<bool, Error> {
+/// Whether the resource has, or had, `name` (None: any name) under a kind
+/// `spec` selects. Only its head is read.
+pub(crate) fn matches(obj: &Value, name: Option<&str>, spec: &FieldSpec) -> Result<bool, Error> {
     let mut ids = resource::prev_ids(obj)?;
     ids.push(ResId::of(obj));
     Ok(ids
         .iter()
-        .any(|id| id.name == name && spec.applies_to(&id.gvk)))
+        .any(|id| name.is_none_or(|n| id.name == n) && spec.applies_to(&id.gvk)))
+}
+
+/// A config read: the replica's name and count, and the field specs.
+pub(crate) struct Config {
+    pub(crate) name: String,
+    count: i64,
+    pub(crate) specs: Vec<FieldSpec>,
+}
+
+/// Read a `ReplicaCountTransformer` config.
+pub(crate) fn configure(config: &Value) -> Result<Config, Error> {
+    let replica = match config.get("replica") {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(_) => return Err(Error::new("replica: expected a mapping")),
+    };
+    Ok(Config {
+        name: config_str_field(&replica, "name")?,
+        count: read_count(&replica)?,
+        specs: config_field_specs(config, "fieldSpecs")?.unwrap_or_default(),
+    })
 }
 
 /// `ReplicaCountTransformer`: see the module documentation.
 // The signature is the dispatch table's `TransformFn`.
 #[allow(clippy::ptr_arg)]
 pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Result<(), Error> {
-    let replica = match config.get("replica") {
-        None | Some(Value::Null) => Value::Object(Default::default()),
-        Some(v @ Value::Object(_)) => v.clone(),
-        Some(_) => return Err(Error::new("replica: expected a mapping")),
-    };
-    let name = config_str_field(&replica, "name")?;
-    let count = Value::from(read_count(&replica)?);
-    let specs = config_field_specs(config, "fieldSpecs")?.unwrap_or_default();
+    let Config { name, count, specs } = configure(config)?;
+    let count = Value::from(count);
 
     let mut found = false;
     for spec in &specs {
         for obj in resources.iter_mut() {
-            if !matches(obj, &name, spec)? {
+            if !matches(obj, Some(&name), spec)? {
                 continue;
             }
             found = true;

@@ -74,7 +74,7 @@ pub(crate) fn touches(config: &Value, ctx: &Ctx, mut loose: bool) -> Option<Touc
                 id: source.id.clone(),
                 ..Selector::default()
             },
-            &[field_path],
+            vec![leading_keys(&steps(field_path))],
             loose,
         ));
         for target in &replacement.targets {
@@ -88,8 +88,10 @@ pub(crate) fn touches(config: &Value, ctx: &Ctx, mut loose: bool) -> Option<Touc
             } else {
                 target.field_paths.iter().map(String::as_str).collect()
             };
+            let mut keys_of_paths = Vec::with_capacity(paths.len());
             for p in &paths {
-                let keys = leading_keys(p);
+                let steps = steps(p);
+                let keys = leading_keys(&steps);
                 match keys.first().map(String::as_str) {
                     None | Some("kind" | "apiVersion") => return None,
                     Some("metadata") => match keys.get(1).map(String::as_str) {
@@ -97,9 +99,7 @@ pub(crate) fn touches(config: &Value, ctx: &Ctx, mut loose: bool) -> Option<Touc
                         Some("labels") => out.writes_labels = true,
                         Some("annotations") => {
                             out.writes_annotations = true;
-                            let key = path::split(p).into_iter().map(|k| k.trim().to_string());
-                            let key = key.filter(|k| !k.is_empty()).nth(2);
-                            out.may_mark_hash |= key.is_none_or(|k| {
+                            out.may_mark_hash |= steps.get(2).is_none_or(|k| {
                                 k == protocol::NEEDS_HASH_SUFFIX || k.starts_with('[') || k == "*"
                             });
                         }
@@ -113,8 +113,10 @@ pub(crate) fn touches(config: &Value, ctx: &Ctx, mut loose: bool) -> Option<Touc
                     },
                     Some(_) => {}
                 }
+                keys_of_paths.push(keys);
             }
-            out.sides.push(side(target.select.as_ref()?, &paths, loose));
+            out.sides
+                .push(side(target.select.as_ref()?, keys_of_paths, loose));
         }
         // Later replacements select among what this one may have changed.
         loose |= out.writes_ids || out.writes_labels || out.writes_annotations;
@@ -122,7 +124,9 @@ pub(crate) fn touches(config: &Value, ctx: &Ctx, mut loose: bool) -> Option<Touc
     Some(out)
 }
 
-fn side(selector: &Selector, paths: &[&str], loose: bool) -> Side {
+/// A side picking what `selector` picks (see [`touches`] for `loose`),
+/// touching the paths with these leading keys.
+fn side(selector: &Selector, paths: Vec<Vec<String>>, loose: bool) -> Side {
     let mut id = selector.id.clone();
     let (mut labels, mut annotations) = (
         selector.label_selector.clone(),
@@ -138,21 +142,28 @@ fn side(selector: &Selector, paths: &[&str], loose: bool) -> Side {
         id,
         label_selector: labels,
         annotation_selector: annotations,
-        paths: paths.iter().map(|p| leading_keys(p)).collect(),
+        paths,
     }
 }
 
-/// A field path's leading map keys, at most two, split and trimmed as the
-/// transformer does; they stop at the first list index, selector or
-/// wildcard.
-fn leading_keys(field_path: &str) -> Vec<String> {
+/// A field path's steps, split and trimmed as the transformer does.
+fn steps(field_path: &str) -> Vec<String> {
     path::split(field_path)
         .iter()
         .map(|p| p.trim())
         .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The leading map keys of a path's steps, at most two; they stop at the
+/// first list index, selector or wildcard.
+fn leading_keys(steps: &[String]) -> Vec<String> {
+    steps
+        .iter()
         .take_while(|p| !p.starts_with('[') && *p != "*" && *p != "-")
         .take(2)
-        .map(str::to_string)
+        .cloned()
         .collect()
 }
 
@@ -172,16 +183,21 @@ mod tests {
     #[test]
     fn paths_keep_their_first_two_map_keys() {
         assert_eq!(
-            leading_keys(".metadata.annotations.[cert-manager.io/inject-ca-from]"),
+            leading_keys(&steps(
+                ".metadata.annotations.[cert-manager.io/inject-ca-from]"
+            )),
             ["metadata", "annotations"]
         );
-        assert_eq!(leading_keys("spec.dnsNames.0"), ["spec", "dnsNames"]);
         assert_eq!(
-            leading_keys("spec.[name=a.b].image"),
+            leading_keys(&steps("spec.dnsNames.0")),
+            ["spec", "dnsNames"]
+        );
+        assert_eq!(
+            leading_keys(&steps("spec.[name=a.b].image")),
             vec!["spec".to_string()]
         );
-        assert_eq!(leading_keys("data.a\\.b.c"), ["data", "a.b"]);
-        assert!(leading_keys("[x=y]").is_empty());
+        assert_eq!(leading_keys(&steps("data.a\\.b.c")), ["data", "a.b"]);
+        assert!(leading_keys(&steps("[x=y]")).is_empty());
     }
 
     #[test]
