@@ -74,6 +74,25 @@ impl Doc {
         }
     }
 
+    /// A resource the YAML reader wrote straight to JSON text
+    /// ([`yaml::for_each_resource_document`]): taken as it is, its head read
+    /// from the head fields' values alone.
+    pub fn from_object_text(object: yaml::ObjectText) -> Doc {
+        let mut head = Head::default();
+        for (key, (start, end)) in object.entries() {
+            if let Some(field) = HEAD_FIELDS.iter().position(|f| *f == key) {
+                head.spans[field] = Some((start, end));
+                // Written by the reader, so valid JSON; a field of the wrong
+                // type reads as absent, as everywhere.
+                let _ = read_head_field(&mut head, field, &object.json()[start..end]);
+            }
+        }
+        Doc {
+            json: object.into_json().into_boxed_str(),
+            head,
+        }
+    }
+
     /// Take one JSON object's text as it is, reading only its identity.
     pub fn from_json(text: &str) -> Result<Doc, serde_json::Error> {
         let HeadOf(mut head, addresses) = crate::json::from_str::<HeadOf>(text)?;
@@ -416,6 +435,9 @@ fn read_head_field(head: &mut Head, field: usize, text: &str) -> Result<(), serd
             head.name = m.name;
             head.namespace = m.namespace;
             head.annotations = m.annotations;
+            // In the order `from_value` finds them, whatever the text's.
+            head.annotations
+                .sort_by_key(|(k, _)| TRACKED_ANNOTATIONS.iter().position(|t| t == k));
         }
     }
     Ok(())

@@ -15,6 +15,7 @@
 //! folded at 80 columns. [`try_to_yaml`] also reports the few values
 //! kustomize itself fails to print.
 
+mod direct;
 mod parse;
 mod read;
 mod resolve;
@@ -22,10 +23,12 @@ mod scalars;
 mod scan;
 mod write;
 
+pub use direct::ObjectText;
 pub use read::{
-    for_each_document, for_each_document_with_empty_nulls, parse_kustomization, parse_stream,
-    parse_stream_as_patch, parse_stream_with_empty_nulls, parse_stream_with_lines, YamlError,
-    DEFAULT_ALIAS_BUDGET, ENV_ALIAS_BUDGET, MAX_NESTING,
+    for_each_document, for_each_document_with_empty_nulls, for_each_resource_document,
+    parse_kustomization, parse_stream, parse_stream_as_patch, parse_stream_with_empty_nulls,
+    parse_stream_with_lines, ResourceDocument, YamlError, DEFAULT_ALIAS_BUDGET, ENV_ALIAS_BUDGET,
+    MAX_NESTING,
 };
 pub use scalars::{scalars_in_order, PathScalar};
 pub use write::{

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
 
+use super::direct::{self, ObjectText};
 use super::parse::{Event, Parser};
 use super::resolve::{resolve_plain, Resolved, Rules};
 use super::scan::{ScalarStyle, SyntaxError};
@@ -98,7 +99,7 @@ thread_local! {
     static NULL_ANNOTATIONS_KEPT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-fn rules() -> Rules {
+pub(super) fn rules() -> Rules {
     if LENIENT_V2.with(|m| m.get()) {
         Rules::V2
     } else {
@@ -162,34 +163,106 @@ fn each_document<E: From<YamlError>>(
     text: &str,
     mut f: impl FnMut(Document) -> Result<(), E>,
 ) -> Result<(), E> {
-    // kyaml normalises Windows line ends before anything else, including
-    // inside quoted scalars.
-    let normalized: std::borrow::Cow<str> =
-        if memchr::memmem::find(text.as_bytes(), b"\r\n").is_some() {
-            text.replace("\r\n", "\n").into()
-        } else {
-            text.into()
-        };
-    let text = normalized.as_ref();
-    let pieces = split_documents(text)?;
+    let pieces = Pieces::of(text)?;
     // One parser and builder for all pieces: their buffers are reused.
     let mut parser = Parser::new("");
     let mut builder = Builder::new(1);
-    let mut line = 1;
-    let mut counted_to = 0;
-    let last = pieces.len().saturating_sub(1);
-    for (i, &(start, end)) in pieces.iter().enumerate() {
-        line += count_newlines(&text[counted_to..start]);
-        counted_to = start;
-        // Cutting at the separator eats the newline that ended the piece;
-        // kyaml puts it back (it matters to literal block scalars). That
-        // newline is the separator's first character, still in `text`.
-        let end = if i == last { end } else { end + 1 };
-        if let Some(doc) = parse_piece(&mut parser, &mut builder, &text[start..end], line)? {
+    for (piece, line) in pieces.iter() {
+        if let Some(doc) = parse_piece(&mut parser, &mut builder, piece, line)? {
             f(doc)?;
         }
     }
     Ok(())
+}
+
+/// A document of a resource stream, as [`for_each_resource_document`]
+/// hands it over.
+#[derive(Debug)]
+pub enum ResourceDocument {
+    /// Read straight to compact JSON text (most documents).
+    Text(ObjectText),
+    /// Read as a value, with the paths of its values written empty (see
+    /// [`parse_stream_with_empty_nulls`]).
+    Value(Value, Vec<Value>),
+}
+
+/// Hand each document of a resource stream to `f` as
+/// [`for_each_document_with_empty_nulls`] reads it, but as the JSON text
+/// `serde_json` would write for that value wherever the direct reader
+/// (`direct.rs`) can write it without building the value.
+pub fn for_each_resource_document(
+    text: &str,
+    mut f: impl FnMut(ResourceDocument) -> Result<(), Error>,
+) -> Result<(), Error> {
+    // Kustomization files and patches are read with other rules.
+    let direct = !LENIENT_V2.with(|m| m.get()) && !NULL_ANNOTATIONS_KEPT.with(|m| m.get());
+    let pieces = Pieces::of(text)?;
+    let mut parser = Parser::new("");
+    let mut builder = Builder::new(1);
+    let mut writer = direct::Writer::default();
+    for (piece, line) in pieces.iter() {
+        if direct && check_characters(piece, line).is_ok() {
+            parser.reset(piece);
+            // As in `parse_piece`: a bug must not take the process down; the
+            // value reader then reads the piece.
+            let read =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| writer.read(&mut parser)));
+            if let Ok(Ok(object)) = read {
+                f(ResourceDocument::Text(object))?;
+                continue;
+            }
+        }
+        if let Some(doc) = parse_piece(&mut parser, &mut builder, piece, line)? {
+            f(ResourceDocument::Value(doc.value, doc.empty_nulls))?;
+        }
+    }
+    Ok(())
+}
+
+/// A stream cut into the pieces go-yaml decodes one document of each.
+struct Pieces<'t> {
+    /// The stream with Windows line ends normalised.
+    text: std::borrow::Cow<'t, str>,
+    /// Each piece's byte range in `text` and the line its content starts on.
+    pieces: Vec<(usize, usize, usize)>,
+}
+
+impl<'t> Pieces<'t> {
+    fn of(text: &'t str) -> Result<Self, YamlError> {
+        // kyaml normalises Windows line ends before anything else, including
+        // inside quoted scalars.
+        let normalized: std::borrow::Cow<str> =
+            if memchr::memmem::find(text.as_bytes(), b"\r\n").is_some() {
+                text.replace("\r\n", "\n").into()
+            } else {
+                text.into()
+            };
+        let ranges = split_documents(&normalized)?;
+        let mut pieces = Vec::with_capacity(ranges.len());
+        let mut line = 1;
+        let mut counted_to = 0;
+        let last = ranges.len().saturating_sub(1);
+        for (i, &(start, end)) in ranges.iter().enumerate() {
+            line += count_newlines(&normalized[counted_to..start]);
+            counted_to = start;
+            // Cutting at the separator eats the newline that ended the piece;
+            // kyaml puts it back (it matters to literal block scalars). That
+            // newline is the separator's first character, still in the text.
+            let end = if i == last { end } else { end + 1 };
+            pieces.push((start, end, line));
+        }
+        Ok(Pieces {
+            text: normalized,
+            pieces,
+        })
+    }
+
+    /// Each piece's text and first line.
+    fn iter(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.pieces
+            .iter()
+            .map(|&(start, end, line)| (&self.text[start..end], line))
+    }
 }
 
 fn count_newlines(s: &str) -> usize {
@@ -841,7 +914,7 @@ fn expansion_cost(v: &Value) -> usize {
 /// line of the whole text instead of the line that follows. So the text is
 /// written the way v3 writes it and read back. (kustomize's encoder does
 /// not fold long lines there: more-indented long lines come back intact.)
-fn folded_after_kyaml(value: String) -> String {
+pub(super) fn folded_after_kyaml(value: String) -> String {
     // Any indentation will do: no line is folded for width.
     const INDENT: usize = 2;
     let is_break = |c: char| matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}');
@@ -932,7 +1005,7 @@ fn folded_after_kyaml(value: String) -> String {
 
 /// The short form of a resolved tag; None for the non-specific `!`, which
 /// go-yaml treats exactly like no tag at all.
-fn short_tag(tag: &str) -> Option<String> {
+pub(super) fn short_tag(tag: &str) -> Option<String> {
     if tag == "!" || tag.is_empty() {
         return None;
     }

@@ -19,7 +19,7 @@
 //! after resolving symlinks); never a URL. Nothing it read is used unless
 //! the build asks for that same file.
 
-use super::resources::each_resource_in_file;
+use super::resources::each_doc_in_file;
 use crate::operations::kustomization;
 use kustom_api::doc::Doc;
 use kustom_api::{yaml, Value};
@@ -192,8 +192,8 @@ impl Walk<'_> {
         // file again and reports it itself. A panic must not leave the
         // build waiting for the file.
         let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            each_resource_in_file(real, "", real, |r| {
-                docs.push(Doc::from_value(&r));
+            each_doc_in_file(real, "", real, |d| {
+                docs.push(d);
                 Ok(())
             })
         }));

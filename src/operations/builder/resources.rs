@@ -67,28 +67,104 @@ pub fn each_resource_in_file(
     kust_file: &Path,
     mut f: impl FnMut(Value) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let where_ = || {
-        format!(
+    let file = ResourceFile::read(path, rel, kust_file)?;
+    let result = yaml::for_each_document_with_empty_nulls(&file.text, |doc, empties| {
+        file.expand(doc, empties, &mut f)
+    });
+    file.in_context(result)
+}
+
+/// [`each_resource_in_file`] for a caller that keeps resources as `Doc`s:
+/// most documents are read straight to JSON text, never as values
+/// (`yaml::for_each_resource_document`).
+pub fn each_doc_in_file(
+    path: &Path,
+    rel: &str,
+    kust_file: &Path,
+    mut f: impl FnMut(Doc) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let file = ResourceFile::read(path, rel, kust_file)?;
+    let result = yaml::for_each_resource_document(&file.text, |read| match read {
+        yaml::ResourceDocument::Text(object) => {
+            let doc = Doc::from_object_text(object);
+            if doc.json() == "{}" {
+                return Ok(());
+            }
+            if doc.kind().is_empty() {
+                return Err(file.bad("missing kind in object".into()));
+            }
+            if doc.kind().ends_with("List") {
+                // The direct reader leaves these to the value reader.
+                return file.expand(doc.value(), Vec::new(), &mut |v| f(Doc::from_value(&v)));
+            }
+            if doc.name().is_empty() {
+                return Err(file.bad(format!(
+                    "missing metadata.name in object of kind {}",
+                    doc.kind()
+                )));
+            }
+            f(doc)
+        }
+        yaml::ResourceDocument::Value(doc, empties) => {
+            file.expand(doc, empties, &mut |v| f(Doc::from_value(&v)))
+        }
+    });
+    file.in_context(result)
+}
+
+/// A resource file being read, for [`each_resource_in_file`] and
+/// [`each_doc_in_file`].
+struct ResourceFile<'a> {
+    path: &'a Path,
+    /// Where it was named, for messages.
+    where_: String,
+    text: String,
+}
+
+impl<'a> ResourceFile<'a> {
+    fn read(path: &'a Path, rel: &str, kust_file: &Path) -> Result<Self, Error> {
+        let where_ = format!(
             "accumulating resources from '{rel}' (listed in {})",
             kust_file.display()
-        )
-    };
-    let text = kustom_api::files::read_text(path).map_err(|e| e.context(where_()))?;
-    let bad =
-        |message: String| Error::new(format!("{}: {message}", path.display())).context(where_());
-    // Each document with the paths of its values written empty (`key:`),
-    // which a strategic-merge patch treats unlike `null` (kustom_api::empty_nulls).
-    let mut queue: std::collections::VecDeque<(Value, Vec<Value>)> =
-        std::collections::VecDeque::new();
-    yaml::for_each_document_with_empty_nulls(&text, |doc, empties| {
-        queue.push_back((doc, empties));
+        );
+        let text = kustom_api::files::read_text(path).map_err(|e| e.context(&where_))?;
+        Ok(ResourceFile { path, where_, text })
+    }
+
+    fn bad(&self, message: String) -> Error {
+        Error::new(format!("{}: {message}", self.path.display())).context(&self.where_)
+    }
+
+    /// Name the file and where it was listed in an error that does not.
+    fn in_context(&self, result: Result<(), Error>) -> Result<(), Error> {
+        result.map_err(|e| {
+            if e.message.contains(&self.where_) {
+                e
+            } else {
+                e.context(self.path.display()).context(&self.where_)
+            }
+        })
+    }
+
+    /// Hand `f` the resources of one document read as a value, with the
+    /// paths of its values written empty (`key:`), which a strategic-merge
+    /// patch treats unlike `null` (kustom_api::empty_nulls): nothing for an
+    /// empty one, each item of a `*List`, else the document itself, which
+    /// must have a kind and a name.
+    fn expand(
+        &self,
+        doc: Value,
+        empties: Vec<Value>,
+        f: &mut dyn FnMut(Value) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let mut queue = std::collections::VecDeque::from([(doc, empties)]);
         while let Some((doc, empties)) = queue.pop_front() {
             match &doc {
                 Value::Null => continue,
                 Value::Object(m) if m.is_empty() => continue,
                 Value::Object(_) => {}
                 _ => {
-                    return Err(bad(
+                    return Err(self.bad(
                         "a resource must be a YAML mapping with apiVersion, kind and metadata.name"
                             .into(),
                     ))
@@ -96,7 +172,7 @@ pub fn each_resource_in_file(
             }
             let kind = resource::kind(&doc).to_string();
             if kind.is_empty() {
-                return Err(bad("missing kind in object".into()));
+                return Err(self.bad("missing kind in object".into()));
             }
             if kind.ends_with("List") {
                 match doc.get("items") {
@@ -113,26 +189,17 @@ pub fn each_resource_in_file(
                         }
                         continue;
                     }
-                    Some(_) => return Err(bad(format!("expected array in {kind}/items"))),
+                    Some(_) => return Err(self.bad(format!("expected array in {kind}/items"))),
                 }
             } else if resource::name(&doc).is_empty() {
-                return Err(bad(format!(
-                    "missing metadata.name in object of kind {kind}"
-                )));
+                return Err(self.bad(format!("missing metadata.name in object of kind {kind}")));
             }
             let mut doc = doc;
             empty_nulls::record(&mut doc, empties);
             f(doc)?;
         }
         Ok(())
-    })
-    .map_err(|e| {
-        if e.message.contains(&where_()) {
-            e
-        } else {
-            e.context(path.display()).context(where_())
-        }
-    })
+    }
 }
 
 /// Files larger than this are parsed and encoded on two threads.
@@ -347,17 +414,29 @@ impl Builder {
                 }
                 return Ok(Entry::File(docs));
             }
-            // Each resource becomes a compact Doc as soon as it is read. In a
+            let mut docs = Vec::new();
+            let Some(origin) = origin else {
+                // Each resource becomes a compact Doc as soon as it is read,
+                // most of them without a value in between.
+                each_doc_in_file(&real, p, &t.file, |d| {
+                    self.note_type(d.api_version(), d.kind());
+                    docs.push(d);
+                    Ok(())
+                })?;
+                if let Some(log) = &self.settings.audit {
+                    log.record_read(&t.file, p, &docs)?;
+                }
+                return Ok(Entry::File(docs));
+            };
+            // With `buildMetadata: [originAnnotations]` each resource records
+            // where it came from: values. In a
             // large file (a CRD bundle) the encoding and freeing of each
             // parsed value run on a second thread while the next document
             // is parsed: together they cost a third of the parse.
             let large = std::fs::metadata(&real).is_ok_and(|m| m.len() > PIPELINED_FILE_BYTES);
-            let mut docs = Vec::new();
             let each = |mut r: Value, sink: &mut dyn FnMut(Value)| {
                 self.note_types(std::slice::from_ref(&r));
-                if let Some(o) = &origin {
-                    o.set_on(&mut r);
-                }
+                origin.set_on(&mut r);
                 sink(r);
                 Ok(())
             };

@@ -1,0 +1,548 @@
+//! Reading a resource document straight to compact JSON text.
+//!
+//! [`read`](super::read) builds a value for each document, which the core
+//! then encodes and frees; for a CRD bundle that costs more than parsing
+//! the text. This reader takes the same parser events and writes, in place,
+//! the text `serde_json` writes for the value `read` gives: keys sorted,
+//! nothing between tokens. A mapping whose keys arrive in order (generated
+//! manifests) is written once; one whose keys do not is reordered once,
+//! when it ends.
+//!
+//! It covers what resource files are made of. Anything else is left to
+//! `read` ([`Fallback`]), so that values and error messages stay `read`'s
+//! own: anchors and aliases, `<<` keys, explicit tags, values written empty
+//! (`key:`), keys that need typing or escaping, collections as keys, a
+//! root that is not a mapping, a `*List`, and every error.
+
+use super::parse::{Event, Parser};
+use super::read::{folded_after_kyaml, rules, short_tag, MAX_NESTING};
+use super::resolve::{resolve_plain, Resolved};
+use super::scan::ScalarStyle;
+
+/// The document is one for [`read`](super::read) to read.
+#[derive(Debug)]
+pub(crate) struct Fallback;
+
+/// A resource document as compact JSON: the text of one object and where
+/// each top-level key and value is in it.
+#[derive(Debug)]
+pub struct ObjectText {
+    json: String,
+    /// Byte ranges of each entry's key (inside its quotes) and value.
+    entries: Vec<(Span, Span)>,
+}
+
+/// A byte range of the text.
+type Span = (usize, usize);
+
+impl ObjectText {
+    /// Each top-level key and the byte range of its value, in key order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, (usize, usize))> {
+        self.entries
+            .iter()
+            .map(|&((ks, ke), value)| (&self.json[ks..ke], value))
+    }
+
+    /// The text.
+    pub fn into_json(self) -> String {
+        self.json
+    }
+
+    /// The text, borrowed.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+}
+
+/// Which mappings the reader treats specially (as `read` does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Root,
+    /// The root's `metadata`.
+    Metadata,
+    /// The root's `metadata.annotations`, whose scalar values are their
+    /// texts whatever they say.
+    Annotations,
+    Other,
+}
+
+enum Frame {
+    Map {
+        /// Where its `{` is.
+        open: usize,
+        /// Where its entries start in [`Writer::entries`].
+        first: usize,
+        /// The key waiting for its value: its text's range and where its
+        /// entry (the key's opening quote) starts.
+        pending: Option<(Span, usize)>,
+        /// Whether the keys so far came in order.
+        sorted: bool,
+        role: Role,
+    },
+    Seq {
+        /// Items written so far.
+        items: usize,
+    },
+}
+
+/// One finished entry of an open mapping: its key's text and the whole
+/// `"key":value` segment.
+#[derive(Clone, Copy)]
+struct Entry {
+    key: Span,
+    start: usize,
+    end: usize,
+}
+
+/// The reader's buffers, kept from one document to the next.
+#[derive(Default)]
+pub(crate) struct Writer {
+    out: Vec<u8>,
+    stack: Vec<Frame>,
+    entries: Vec<Entry>,
+    scratch: Vec<u8>,
+    /// The root's entries once it has ended.
+    root: Option<Vec<(Span, Span)>>,
+}
+
+impl Writer {
+    /// Read the first document of `parser`'s text.
+    pub(crate) fn read(&mut self, parser: &mut Parser<'_>) -> Result<ObjectText, Fallback> {
+        self.out.clear();
+        self.stack.clear();
+        self.entries.clear();
+        self.root = None;
+        while let Some(event) = parser.next_event().map_err(|_| Fallback)? {
+            if self.root.is_some() {
+                return Err(Fallback);
+            }
+            self.event(event)?;
+        }
+        let entries = self.root.take().ok_or(Fallback)?;
+        // kustomize makes each item of a `*List` a resource of its own.
+        let is_list = entries.iter().any(|&((ks, ke), (vs, ve))| {
+            &self.out[ks..ke] == b"kind" && self.out[vs..ve].ends_with(b"List\"")
+        });
+        if is_list {
+            return Err(Fallback);
+        }
+        let json = String::from_utf8(self.out.clone()).map_err(|_| Fallback)?;
+        Ok(ObjectText { json, entries })
+    }
+
+    fn event(&mut self, event: Event) -> Result<(), Fallback> {
+        match event {
+            Event::Alias { .. } => Err(Fallback),
+            Event::Scalar {
+                value,
+                style,
+                tag,
+                anchor,
+                ..
+            } => {
+                if anchor.is_some() || tag.as_deref().and_then(short_tag).is_some() {
+                    return Err(Fallback);
+                }
+                self.scalar(value, style)
+            }
+            Event::MapStart { anchor, .. } => {
+                if anchor.is_some() || self.stack.len() >= MAX_NESTING {
+                    return Err(Fallback);
+                }
+                let role = match self.stack.last() {
+                    None => Role::Root,
+                    Some(_) => self.child_role(),
+                };
+                if role != Role::Root {
+                    self.before_value()?;
+                }
+                self.stack.push(Frame::Map {
+                    open: self.out.len(),
+                    first: self.entries.len(),
+                    pending: None,
+                    sorted: true,
+                    role,
+                });
+                self.out.push(b'{');
+                Ok(())
+            }
+            Event::SeqStart { anchor, .. } => {
+                if anchor.is_some() || self.stack.len() >= MAX_NESTING || self.stack.is_empty() {
+                    return Err(Fallback);
+                }
+                self.before_value()?;
+                self.stack.push(Frame::Seq { items: 0 });
+                self.out.push(b'[');
+                Ok(())
+            }
+            Event::SeqEnd => {
+                let Some(Frame::Seq { .. }) = self.stack.pop() else {
+                    return Err(Fallback);
+                };
+                self.out.push(b']');
+                self.after_value()
+            }
+            Event::MapEnd => {
+                let Some(Frame::Map {
+                    open,
+                    first,
+                    pending,
+                    sorted,
+                    role,
+                }) = self.stack.pop()
+                else {
+                    return Err(Fallback);
+                };
+                if pending.is_some() {
+                    return Err(Fallback);
+                }
+                if !sorted {
+                    self.reorder(open, first)?;
+                }
+                self.out.push(b'}');
+                if role == Role::Root && self.stack.is_empty() {
+                    let entries = self.entries[first..]
+                        .iter()
+                        .map(|e| {
+                            // `"key":value`
+                            let value_start = e.key.1 + 2;
+                            (e.key, (value_start, e.end))
+                        })
+                        .collect();
+                    self.entries.truncate(first);
+                    self.root = Some(entries);
+                    return Ok(());
+                }
+                self.entries.truncate(first);
+                self.after_value()
+            }
+        }
+    }
+
+    /// The role of a mapping starting now as the value of the open
+    /// mapping's pending key.
+    fn child_role(&self) -> Role {
+        let Some(Frame::Map {
+            pending: Some(((ks, ke), _)),
+            role,
+            ..
+        }) = self.stack.last()
+        else {
+            return Role::Other;
+        };
+        match (role, &self.out[*ks..*ke]) {
+            (Role::Root, b"metadata") => Role::Metadata,
+            (Role::Metadata, b"annotations") => Role::Annotations,
+            _ => Role::Other,
+        }
+    }
+
+    /// Before a value is written into the open collection: the comma
+    /// between items. A collection where a key is due is a complex key.
+    fn before_value(&mut self) -> Result<(), Fallback> {
+        match self.stack.last_mut() {
+            Some(Frame::Seq { items }) => {
+                if *items > 0 {
+                    self.out.push(b',');
+                }
+                *items += 1;
+                Ok(())
+            }
+            Some(Frame::Map {
+                pending: Some(_), ..
+            }) => Ok(()),
+            _ => Err(Fallback),
+        }
+    }
+
+    /// After a value was written into the open collection: a mapping's
+    /// entry is complete.
+    fn after_value(&mut self) -> Result<(), Fallback> {
+        if let Some(Frame::Map { pending, .. }) = self.stack.last_mut() {
+            let (key, start) = pending.take().ok_or(Fallback)?;
+            self.entries.push(Entry {
+                key,
+                start,
+                end: self.out.len(),
+            });
+        }
+        Ok(())
+    }
+
+    fn scalar(&mut self, text: String, style: ScalarStyle) -> Result<(), Fallback> {
+        let (role, pending) = match self.stack.last() {
+            // A scalar document: not a resource.
+            None => return Err(Fallback),
+            Some(Frame::Seq { .. }) => (Role::Other, true),
+            Some(Frame::Map { role, pending, .. }) => (*role, pending.is_some()),
+        };
+        let in_map = matches!(self.stack.last(), Some(Frame::Map { .. }));
+        if in_map && !pending {
+            return self.key(&text, style == ScalarStyle::Plain, role == Role::Root);
+        }
+        self.before_value()?;
+        if role == Role::Annotations {
+            // An annotation's value is its text, whatever it says.
+            write_str(&mut self.out, &text);
+        } else if style == ScalarStyle::Plain {
+            if in_map && text.is_empty() {
+                // `key:` — `read` records where, for strategic merges.
+                return Err(Fallback);
+            }
+            self.plain(&text)?;
+        } else if style == ScalarStyle::Folded {
+            write_str(&mut self.out, &folded_after_kyaml(text));
+        } else {
+            write_str(&mut self.out, &text);
+        }
+        self.after_value()
+    }
+
+    /// A plain scalar value, typed as go-yaml v3 types it.
+    fn plain(&mut self, text: &str) -> Result<(), Fallback> {
+        let out = &mut self.out;
+        match resolve_plain(text, rules(), true) {
+            Resolved::Null => out.extend_from_slice(b"null"),
+            Resolved::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+            Resolved::Int(i) => serde_json::to_writer(&mut *out, &i).map_err(|_| Fallback)?,
+            Resolved::Uint(u) => serde_json::to_writer(&mut *out, &u).map_err(|_| Fallback)?,
+            Resolved::Float(f) => {
+                let n = serde_json::Number::from_f64(f).ok_or(Fallback)?;
+                serde_json::to_writer(&mut *out, &n).map_err(|_| Fallback)?;
+            }
+            Resolved::Timestamp(t) => write_str(out, &t.to_rfc3339().map_err(|_| Fallback)?),
+            Resolved::Str => write_str(out, text),
+        }
+        Ok(())
+    }
+
+    /// A key of the open mapping: written as `"key":`, checked against the
+    /// previous key for order (an equal key is a duplicate: `read` reports
+    /// it).
+    fn key(&mut self, text: &str, plain: bool, root: bool) -> Result<(), Fallback> {
+        if text == "<<" || text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+            return Err(Fallback);
+        }
+        if plain {
+            // The root's keys are their texts (but not null); nested keys
+            // must be strings.
+            match resolve_plain(text, rules(), true) {
+                Resolved::Str => {}
+                Resolved::Null => return Err(Fallback),
+                _ if root => {}
+                _ => return Err(Fallback),
+            }
+        }
+        let Some(Frame::Map {
+            first,
+            pending,
+            sorted,
+            ..
+        }) = self.stack.last_mut()
+        else {
+            return Err(Fallback);
+        };
+        if let Some(prev) = self.entries[*first..].last() {
+            match self.out[prev.key.0..prev.key.1].cmp(text.as_bytes()) {
+                std::cmp::Ordering::Less => {}
+                std::cmp::Ordering::Equal => return Err(Fallback),
+                std::cmp::Ordering::Greater => *sorted = false,
+            }
+            self.out.push(b',');
+        }
+        let start = self.out.len();
+        self.out.push(b'"');
+        self.out.extend_from_slice(text.as_bytes());
+        let key = (start + 1, self.out.len());
+        self.out.extend_from_slice(b"\":");
+        *pending = Some((key, start));
+        Ok(())
+    }
+
+    /// Rewrite the entries of the mapping opened at `open` (entries from
+    /// `first` on) in key order.
+    fn reorder(&mut self, open: usize, first: usize) -> Result<(), Fallback> {
+        let entries = &mut self.entries[first..];
+        let out = &self.out;
+        entries.sort_by(|a, b| out[a.key.0..a.key.1].cmp(&out[b.key.0..b.key.1]));
+        if entries
+            .windows(2)
+            .any(|w| out[w[0].key.0..w[0].key.1] == out[w[1].key.0..w[1].key.1])
+        {
+            return Err(Fallback);
+        }
+        self.scratch.clear();
+        let base = open + 1;
+        for (i, e) in entries.iter_mut().enumerate() {
+            if i > 0 {
+                self.scratch.push(b',');
+            }
+            let start = base + self.scratch.len();
+            self.scratch.extend_from_slice(&out[e.start..e.end]);
+            // The entry's new place, for the root's spans.
+            let shift = |at: usize| at - e.start + start;
+            *e = Entry {
+                key: (shift(e.key.0), shift(e.key.1)),
+                start,
+                end: shift(e.end),
+            };
+        }
+        self.out.truncate(base);
+        self.out.extend_from_slice(&self.scratch);
+        Ok(())
+    }
+}
+
+/// A JSON string, escaped as `serde_json` escapes it.
+fn write_str(out: &mut Vec<u8>, text: &str) {
+    serde_json::to_writer(out, text).expect("writing to a vector does not fail");
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::doc::Doc;
+    use crate::yaml::ResourceDocument;
+    use crate::yaml::{for_each_document_with_empty_nulls, for_each_resource_document};
+
+    /// The documents of `text` as the direct reader's caller gets them,
+    /// and how many were read directly; the value reader's documents.
+    /// Documents and how many were read directly, or the error.
+    type Read = Result<(Vec<Doc>, usize), String>;
+
+    fn both(text: &str) -> (Read, Result<Vec<Doc>, String>) {
+        let mut direct = 0;
+        let mut docs = Vec::new();
+        let fast = for_each_resource_document(text, |d| {
+            docs.push(match d {
+                ResourceDocument::Text(o) => {
+                    direct += 1;
+                    Doc::from_object_text(o)
+                }
+                ResourceDocument::Value(v, _) => Doc::from_value(&v),
+            });
+            Ok(())
+        })
+        .map(|()| (docs, direct))
+        .map_err(|e| e.message);
+        let mut values = Vec::new();
+        let slow = for_each_document_with_empty_nulls(text, |v, _| {
+            values.push(Doc::from_value(&v));
+            Ok(())
+        })
+        .map(|()| values)
+        .map_err(|e| e.message);
+        (fast, slow)
+    }
+
+    /// `text` is read directly, every document, to what the value reader
+    /// gives.
+    fn direct(text: &str) {
+        let (fast, slow) = both(text);
+        let (docs, n) = fast.unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(docs, slow.expect("the value reader reads it"), "{text}");
+        assert_eq!(
+            n,
+            docs.len(),
+            "not every document was read directly: {text}"
+        );
+    }
+
+    /// `text` is left to the value reader, with the same outcome.
+    fn left(text: &str) {
+        let (fast, slow) = both(text);
+        match (fast, slow) {
+            (Ok((docs, n)), Ok(values)) => {
+                assert_eq!(docs, values, "{text}");
+                assert_eq!(n, 0, "read directly: {text}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{text}"),
+            (a, b) => panic!("{text}: {a:?} against {b:?}"),
+        }
+    }
+
+    #[test]
+    fn keys_are_sorted_wherever_they_come_out_of_order() {
+        direct("kind: A\napiVersion: v1\nmetadata:\n  name: x\n  labels: {b: '1', a: '2'}\n");
+        direct("apiVersion: v1\nkind: A\nmetadata: {name: x}\nspec:\n  z: [{b: 1, a: 2}, {d: [], c: {}}]\n  a: {y: {q: 1, p: 2}, x: 3}\n");
+        direct("apiVersion: v1\nkind: A\nmetadata: {name: x}\nspec: {ab: 1, a: 2, abc: 3, 'b': 4, \"B\": 5, é: 6}\n");
+        direct("a: 1\n---\nb: 2\n--- # two\nkind: K\r\nmetadata:\r\n  name: y\r\n");
+    }
+
+    #[test]
+    fn scalars_are_typed_as_the_value_reader_types_them() {
+        direct(concat!(
+            "kind: A\nmetadata: {name: x}\nv:\n",
+            "- 010\n- 0x1F\n- 0o17\n- 1_000\n- -5\n- +7\n- 1.5\n- 1e3\n- .5\n- -.inf_not\n",
+            "- 18446744073709551615\n- 99999999999999999999999\n- 9223372036854775808\n",
+            "- true\n- False\n- yes\n- ~\n- null\n- NULL\n- ''\n- \"\"\n-\n",
+            "- 2001-12-14\n- 2001-12-14t21:59:43.10-05:00\n- 2001-12-14 21:59:43.10 -5\n",
+            "- 'quoted: 1'\n- \"esc \\t \\u00e9 \\\" \\\\\"\n- a \"b\" \\c\n- héllo wörld ✓\n",
+            "- |\n  line one\n  line\ttwo\n- >\n  folded\n  text\n\n  para\n- >-\n  back\n   more indented\n  back\n",
+            "- [1, two, {three: 3}]\n- {}\n- []\n",
+        ));
+    }
+
+    #[test]
+    fn annotation_values_are_their_texts() {
+        direct(concat!(
+            "kind: A\nmetadata:\n  name: x\n  annotations:\n",
+            "    n: null\n    t: true\n    i: 0x1F\n    f: 1.50\n    e: ''\n    s: >\n      folded\n      text\n",
+            "    z: 2001-12-14\n    m: {a: 1}\n  labels: {l: 1}\nspec: {annotations: {n: null}}\n",
+        ));
+    }
+
+    #[test]
+    fn root_keys_keep_their_text() {
+        direct("1: a\n0x1F: b\ntrue: c\n2001-12-14: d\n'q': e\nkind: A\nmetadata: {name: x}\n");
+    }
+
+    #[test]
+    fn what_the_value_reader_must_read_is_left_to_it() {
+        let head = "kind: A\nmetadata: {name: x}\n";
+        for body in [
+            "a: &x {b: 1}\nc: *x\n",
+            "a: &x 1\n",
+            "base: &b {p: 1}\nd:\n  <<: *b\n  q: 2\n",
+            "'<<': 1\n",
+            "a: !!str 5\n",
+            "a: !custom x\n",
+            "a:\n",
+            "spec:\n  empty:\n  b: 1\n",
+            "? [a, b]\n: c\n",
+            "spec: {1: a}\n",
+            "spec: {null: a}\n",
+            "spec: {true: a}\n",
+            "'a\"b': 1\n",
+            "\"a\\tb\": 1\n",
+        ] {
+            left(&format!("{head}{body}"));
+        }
+        left("- a\n- b\n");
+        left("just a scalar\n");
+        left("~\n");
+        left("kind: ConfigMapList\nitems:\n- kind: ConfigMap\n  metadata: {name: a}\n");
+        left("kind: A\nmetadata: {name: x}\na: 1\nb: 2\na: 3\n");
+        left("kind: A\nmetadata: {name: x}\nspec: {b: 1, a: 2, b: 3}\n");
+        left("kind: A\nmetadata: {name: x}\nspec: {a: .inf}\n");
+        left("kind: A\nmetadata: {name: x}\nspec: {a: [1, 2}\n");
+        left("kind: A\nmetadata: {name: x}\nspec: \"\u{1}\"\n");
+    }
+
+    #[test]
+    fn the_head_is_read_from_the_text() {
+        let text = "metadata:\n  namespace: ns\n  name: x\n  annotations: {config.kubernetes.io/local-config: 'true'}\nkind: K\napiVersion: g/v1\n";
+        direct(text);
+        let mut docs = Vec::new();
+        for_each_resource_document(text, |d| {
+            if let ResourceDocument::Text(o) = d {
+                docs.push(Doc::from_object_text(o));
+            }
+            Ok(())
+        })
+        .unwrap();
+        let d = &docs[0];
+        assert_eq!((d.api_version(), d.kind(), d.name()), ("g/v1", "K", "x"));
+        assert_eq!(d.id().namespace, "ns");
+        assert_eq!(d.annotation(crate::protocol::LOCAL_CONFIG), Some("true"));
+    }
+}
