@@ -333,7 +333,12 @@ fn parse_piece<'t>(
 
 /// go-yaml's reader accepts only these characters (YAML's printable set).
 fn check_characters(text: &str, first_line: usize) -> Result<(), YamlError> {
-    let simple = |c: u8| matches!(c, b'\t' | b'\n' | b'\r' | 0x20..=0x7E);
+    // 1 for a byte other than a tab, a line break or printable ASCII;
+    // comparisons only, so that a block of them compiles to vector code.
+    let not_simple = |c: u8| {
+        let allowed_control = (c == b'\t') as u8 | (c == b'\n') as u8 | (c == b'\r') as u8;
+        ((c < 0x20) as u8 & !allowed_control) | (c > 0x7E) as u8
+    };
     let allowed = |c: char| {
         matches!(c,
             '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{A0}'..='\u{D7FF}'
@@ -347,7 +352,7 @@ fn check_characters(text: &str, first_line: usize) -> Result<(), YamlError> {
         // quote in a description) must not send the whole text down the
         // character-by-character path.
         if let Some(block) = b.get(i..i + 32) {
-            if block.iter().fold(true, |ok, &c| ok & simple(c)) {
+            if block.iter().fold(0u8, |bad, &c| bad | not_simple(c)) == 0 {
                 i += 32;
                 continue;
             }
