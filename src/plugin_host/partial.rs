@@ -89,8 +89,15 @@ impl Settings {
             site.kust_file.display().to_string(),
             self.remote.files_json().as_deref(),
         );
+        let started = std::time::Instant::now();
         let reach = Reach::of(&batch[generators..], &ctx)?;
-        let mut stdin = protocol::write_json_stream(batch);
+        // A resource too small to cut is sent whole unless the call sees
+        // nothing of it: when it sees every head, none is left out, so
+        // the call is whole without asking what it sees of each.
+        let sees_every_head = generators > 0 || reach.sees_every_head();
+        if sees_every_head && resources.iter().all(|d| d.json().len() < PART_MIN_BYTES) {
+            return None;
+        }
         let mut sent: Vec<Sent> = Vec::new();
         for (i, d) in resources.iter().enumerate() {
             let mut seen = reach.sight(&sight::head_value(d), d.json());
@@ -105,17 +112,26 @@ impl Settings {
                 Sight::Part(fields) if d.json().len() >= PART_MIN_BYTES => Cut::of(d, fields),
                 Sight::Part(_) | Sight::Whole => None,
             };
-            stdin.extend_from_slice(b"---\n");
-            match &cut {
-                Some(cut) => stdin.extend_from_slice(cut.text().as_bytes()),
-                None => stdin.extend_from_slice(d.json().as_bytes()),
-            }
-            stdin.push(b'\n');
             sent.push((i, cut));
         }
         let whole = sent.iter().filter(|(_, cut)| cut.is_none()).count();
+        tracing::debug!(
+            us = started.elapsed().as_micros() as u64,
+            resources = resources.len(),
+            whole,
+            "what the builtin call must see"
+        );
         if whole == resources.len() {
             return None;
+        }
+        let mut stdin = protocol::write_json_stream(batch);
+        for (i, cut) in &sent {
+            stdin.extend_from_slice(b"---\n");
+            match cut {
+                Some(cut) => stdin.extend_from_slice(cut.text().as_bytes()),
+                None => stdin.extend_from_slice(resources[*i].json().as_bytes()),
+            }
+            stdin.push(b'\n');
         }
         tracing::debug!(
             resources = resources.len(),

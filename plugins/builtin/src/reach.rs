@@ -243,6 +243,14 @@ impl Reach {
         Some(Reach { rules })
     }
 
+    /// Whether the call sees at least the head of every resource (a
+    /// field-spec transformer or name references).
+    pub fn sees_every_head(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|r| matches!(r, Rule::References(_) | Rule::FieldSpecs { .. }))
+    }
+
     /// What the call must see of a resource whose head (`apiVersion`,
     /// `kind`, `metadata`) is `head` and whose JSON text is `json`.
     pub fn sight(&self, head: &Value, json: &str) -> Sight {
@@ -453,6 +461,29 @@ mod tests {
         body["kind"] = json!(kind);
         body["metadata"]["name"] = json!("c");
         body
+    }
+
+    #[test]
+    fn field_specs_and_references_see_every_head_patches_and_images_do_not() {
+        let images = config(
+            "ImageTagTransformer",
+            json!({"imageTag": {"name": "nginx", "newTag": "2"}}),
+        );
+        let patch = config(
+            "PatchTransformer",
+            json!({"patch": "- op: add\n  path: /spec/x\n  value: 1\n",
+                   "target": {"kind": "Deployment"}}),
+        );
+        let labels = config(
+            "LabelTransformer",
+            json!({"labels": {"a": "b"}, "fieldSpecs": [{"path": "metadata/labels", "create": true}]}),
+        );
+        let references = config("NameReferenceTransformer", json!({"nameReference": []}));
+        assert!(!reach(&[images.clone(), patch.clone()])
+            .unwrap()
+            .sees_every_head());
+        assert!(reach(&[patch.clone(), labels]).unwrap().sees_every_head());
+        assert!(reach(&[images, references]).unwrap().sees_every_head());
     }
 
     #[test]
