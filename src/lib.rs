@@ -4,8 +4,10 @@
 //! [`commands`] (the command line, one module per command) →
 //! [`operations`] (the build pipeline) → [`plugin_host`] (finding, running
 //! and confining plugins) → [`fetch`] (remote resources, the cache and
-//! `kustom.lock`). Below them the shared `kustom_api` crate.
+//! `kustom.lock`). Below them the shared `kustom_api` crate, and
+//! [`allocator`], the allocator's tuning, which any layer may use.
 
+pub mod allocator;
 pub mod commands;
 pub mod fetch;
 pub mod fuzz_targets;

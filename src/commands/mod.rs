@@ -142,6 +142,8 @@ pub fn main() -> i32 {
     // is single-threaded and small (see plugin_host::exec::fork_server).
     if builds_plugins(&args) {
         fork_server::start(init_plugin_logging);
+        // The core only (see crate::allocator).
+        crate::allocator::keep_freed_pages();
         // kustomize's default field specs, which every build needs, are
         // parsed on the other core while this one parses arguments and
         // reads the tree (after the fork: the server must be forked from a

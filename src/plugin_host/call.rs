@@ -223,7 +223,7 @@ impl Settings {
         loc: &Location,
         site: &Site<'_>,
         dir: &Path,
-        stdin: Vec<u8>,
+        mut stdin: Vec<u8>,
         generate_first: usize,
         sandbox: &CallSandbox,
     ) -> Result<Option<exec::Output>, Error> {
@@ -250,7 +250,7 @@ impl Settings {
         }
         let started = std::time::Instant::now();
         let forked = if sandbox.dir().is_none() && matches!(loc, Location::ShippedBuiltin(_)) {
-            exec::run_builtin(site.op, dir, &env, &stdin, self.limits, sandbox)
+            exec::run_builtin(site.op, dir, &env, &mut stdin, self.limits, sandbox)
                 .map_err(|e| e.context(site))?
         } else {
             None

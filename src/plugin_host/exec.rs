@@ -281,12 +281,13 @@ pub fn run(
 /// Run the shipped builtin's `op` through the fork server (see
 /// [`fork_server`]): the same call as [`run`] with kustom's own executable,
 /// without an exec. `Ok(None)`: the server is not running or refused the
-/// call, so the caller takes [`run`].
+/// call, so the caller takes [`run`] (with `stdin`, which is taken only
+/// once the builtin started).
 pub fn run_builtin(
     op: &str,
     cwd: &Path,
     env: &[(&str, String)],
-    stdin: &[u8],
+    stdin: &mut Vec<u8>,
     limits: Limits,
     sandbox: &CallSandbox,
 ) -> Result<Option<Output>, Error> {
@@ -314,7 +315,7 @@ pub fn run_builtin(
     let pid = child.pid;
     let pumped = pump::pump(
         child.stdin,
-        stdin,
+        std::mem::take(stdin),
         child.stdout,
         child.stderr,
         started + limits.timeout,

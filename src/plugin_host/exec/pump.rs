@@ -27,11 +27,13 @@ fn set_nonblocking(f: &File) {
     }
 }
 
-/// Write `input` to `stdin` (then close it) and read `stdout` and `stderr`
-/// to their ends, or until `deadline`, or until STDOUT passes `max_output`.
+/// Write `input` to `stdin` (then close it, and free `input`: a large
+/// call's answer is read while the input is gone) and read `stdout` and
+/// `stderr` to their ends, or until `deadline`, or until STDOUT passes
+/// `max_output`.
 pub fn pump(
     stdin: File,
-    input: &[u8],
+    mut input: Vec<u8>,
     stdout: File,
     stderr: File,
     deadline: Instant,
@@ -99,6 +101,7 @@ pub fn pump(
             }
             if written >= input.len() {
                 stdin = None;
+                input = Vec::new();
             }
         }
         for (i, slot) in outputs.iter_mut().enumerate() {
