@@ -392,6 +392,8 @@ mod tests {
             "[1 2]",
             "\"unterminated",
             "\"ctrl\u{1}\"",
+            "\"escaped \\n, then a control character: \u{1f} far into the string\"",
+            "\"ends in a backslash\\",
             "1 2",
             r#""\x""#,
         ] {
