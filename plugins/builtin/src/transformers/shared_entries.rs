@@ -145,21 +145,39 @@ fn write_groups(obj: &mut Value, groups: &[Group]) {
     resource::set_annotation(obj, SHARED_ENTRIES, &Value::Array(list).to_string());
 }
 
-/// Collect the paths of the markers this write left at `key`.
-fn find_markers(
-    node: &Value,
+/// One step of a path being walked: a map key or a sequence index.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// A walked path as the annotation writes it (JSON keys and indices).
+fn path_value(path: &[Step<'_>]) -> Vec<Value> {
+    path.iter()
+        .map(|step| match *step {
+            Step::Key(k) => Value::String(k.to_string()),
+            Step::Index(i) => Value::from(i),
+        })
+        .collect()
+}
+
+/// Collect the paths of the markers this write left at `key` (the path is
+/// borrowed while walking: most of a resource holds no marker).
+fn find_markers<'a>(
+    node: &'a Value,
     key: &str,
-    path: &mut Vec<Value>,
+    path: &mut Vec<Step<'a>>,
     created: &mut Vec<Vec<Value>>,
     overwritten: &mut Vec<Vec<Value>>,
 ) {
     match node {
         Value::Object(map) => {
             for (k, v) in map {
-                path.push(Value::String(k.clone()));
+                path.push(Step::Key(k));
                 match v.as_str() {
-                    Some(CREATED) if k == key => created.push(path.clone()),
-                    Some(OVERWRITTEN) if k == key => overwritten.push(path.clone()),
+                    Some(CREATED) if k == key => created.push(path_value(path)),
+                    Some(OVERWRITTEN) if k == key => overwritten.push(path_value(path)),
                     _ => find_markers(v, key, path, created, overwritten),
                 }
                 path.pop();
@@ -167,7 +185,7 @@ fn find_markers(
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                path.push(Value::from(i));
+                path.push(Step::Index(i));
                 find_markers(v, key, path, created, overwritten);
                 path.pop();
             }
