@@ -11,7 +11,8 @@
 //! - `HashTransformer`: the whole of each resource marked for a hash suffix;
 //! - `ImageTagTransformer`: nothing of CRDs (it skips them), the whole of
 //!   each resource with a `containers` or `initContainers` key anywhere,
-//!   the fields its specs name of the others;
+//!   the fields its specs name of the others (none of a spec whose first
+//!   key the resource does not have: it never creates a field);
 //! - `NameReferenceTransformer`: the head of every resource (each may be a
 //!   referral target, and an ambiguity is judged over all of them), the
 //!   whole of each resource some referrer field spec applies to;
@@ -293,7 +294,19 @@ impl Reach {
                     if json.contains("\"containers\"") || json.contains("\"initContainers\"") {
                         return Sight::Whole;
                     }
-                    if !widen_to_specs(&mut sight, specs, &gvks()) {
+                    // It never creates a field: a spec whose first key is
+                    // nowhere in the resource finds nothing there.
+                    let present: Vec<FieldSpec> = specs
+                        .iter()
+                        .filter(|fs| {
+                            split_path(&fs.path).first().is_none_or(|first| {
+                                let key = first.split('[').next().unwrap_or(first);
+                                json.contains(&format!("\"{key}\""))
+                            })
+                        })
+                        .cloned()
+                        .collect();
+                    if !widen_to_specs(&mut sight, &present, &gvks()) {
                         return Sight::Whole;
                     }
                 }
@@ -453,7 +466,13 @@ mod tests {
         assert_eq!(r.sight_of(&pod), Sight::Whole);
         let mut want = Sight::head();
         want.widen_to_path(&["spec".into(), "template".into()]);
-        assert_eq!(r.sight_of(&head("v1", "Service", "s")), want);
+        let mut service = head("v1", "Service", "s");
+        service["spec"] = json!({"ports": [{"port": 80}]});
+        assert_eq!(r.sight_of(&service), want);
+        // No `spec` to walk: nothing to rewrite, nothing to see.
+        let mut config_map = head("v1", "ConfigMap", "c");
+        config_map["data"] = json!({"image": "nginx"});
+        assert_eq!(r.sight_of(&config_map), Sight::Nothing);
     }
 
     fn config(kind: &str, mut body: Value) -> Value {
