@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -159,11 +160,15 @@ def main():
         dirs = [d for d in dirs if d in wanted]
     home = tempfile.mkdtemp(prefix="kustom-realworld-")
     results = []
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for res in pool.map(lambda d: compare(d, args, home), dirs):
-            results.append(res)
-            if res["verdict"] not in ("same", "both-fail", "both-fail-remote"):
-                print(f"{res['verdict']:14} {res['dir']}", flush=True)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            for res in pool.map(lambda d: compare(d, args, home), dirs):
+                results.append(res)
+                if res["verdict"] not in ("same", "both-fail", "both-fail-remote"):
+                    print(f"{res['verdict']:14} {res['dir']}", flush=True)
+    finally:
+        # The empty XDG_CONFIG_HOME both tools ran with.
+        shutil.rmtree(home, ignore_errors=True)
     counts = {}
     for r in results:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1

@@ -278,23 +278,23 @@ pub(crate) fn go_quote(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::ctx::LoadRestrictor;
+    use crate::generators::generator_common::test_support::Scratch;
     use serde_json::json;
-    use std::path::PathBuf;
 
-    /// A scratch kustomization directory with these files.
-    fn scratch(name: &str, files: &[(&str, &str)]) -> Ctx {
-        let root: PathBuf =
-            std::env::temp_dir().join(format!("kustom-patch-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&root).expect("temp dir");
+    /// A scratch kustomization directory with these files (removed when
+    /// the `Scratch` is dropped).
+    fn scratch(name: &str, files: &[(&str, &str)]) -> (Scratch, Ctx) {
+        let dir = Scratch::new(&format!("patch-{name}"));
         for (file, text) in files {
-            std::fs::write(root.join(file), text).expect("write fixture");
+            dir.write(file, text.as_bytes());
         }
-        Ctx {
-            root,
+        let ctx = Ctx {
+            root: dir.dir.clone(),
             load_restrictor: LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
             remote_files: Default::default(),
-        }
+        };
+        (dir, ctx)
     }
 
     fn run(
@@ -431,7 +431,7 @@ spec:
 
     #[test]
     fn deployment_patches_match_kubectl_kustomize() {
-        let ctx = scratch("deploy", &[("smp.yaml", SMP)]);
+        let (_dir, ctx) = scratch("deploy", &[("smp.yaml", SMP)]);
         let mut resources = kustom_api::yaml::parse_stream(DEPLOY).expect("fixture");
         resource::set_annotation(&mut resources[0], protocol::ID_ANNOTATION, "0");
         run(
@@ -466,7 +466,7 @@ spec:
 
     #[test]
     fn kustomize_config_errors() {
-        let ctx = scratch(
+        let (_dir, ctx) = scratch(
             "errors",
             &[
                 ("empty.yaml", ""),

@@ -271,6 +271,7 @@ fn validate(doc: &Value) -> Result<(), Error> {
 mod tests {
     use super::*;
     use crate::ctx::LoadRestrictor;
+    use crate::generators::generator_common::test_support::Scratch;
     use kustom_api::protocol;
     use serde_json::json;
 
@@ -342,12 +343,11 @@ metadata:
 
     #[test]
     fn legacy_patch_fields_match_kubectl_kustomize() {
-        let root = std::env::temp_dir().join(format!("kustom-psm-{}", std::process::id()));
-        std::fs::create_dir_all(&root).expect("temp dir");
-        std::fs::write(root.join("list.yaml"), LIST_PATCH).expect("fixture");
-        std::fs::write(root.join("ops.yaml"), OPS).expect("fixture");
+        let dir = Scratch::new("psm");
+        dir.write("list.yaml", LIST_PATCH.as_bytes());
+        dir.write("ops.yaml", OPS.as_bytes());
         let ctx = Ctx {
-            root,
+            root: dir.dir.clone(),
             load_restrictor: LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
             remote_files: Default::default(),
