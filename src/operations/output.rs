@@ -249,9 +249,24 @@ fn render_range(resources: &[Doc], (start, end): (usize, usize), top: &Kustomiza
 /// two threads.
 const PARALLEL_RENDER_BYTES: usize = 1 << 20;
 
+/// Printed batches that may wait to be written: memory stays bounded if
+/// the reader of our output is slow.
+const BATCHES_AHEAD: usize = 3;
+
+/// Batches of a large build being printed on two threads: the next one to
+/// print, the next one to write, and those printed but not yet written.
+struct Printing {
+    next: usize,
+    written: usize,
+    printed: std::collections::BTreeMap<usize, String>,
+    /// The writer stopped on an error.
+    stopped: bool,
+}
+
 /// [`render`] into `out`. A large build is printed in batches of about
-/// half a megabyte of JSON, the odd ones on a second thread, and written
-/// in order: its whole text is never held at once.
+/// half a megabyte of JSON, each taken in turn by whichever of two threads
+/// is free (the writing one takes fewer: batches cost unlike amounts), and
+/// written in order: its whole text is never held at once.
 /// Rendering cannot fail, so only a write error can stop it.
 pub fn render_to(
     resources: &[Doc],
@@ -264,30 +279,62 @@ pub fn render_to(
         return out.flush();
     }
     let batches = batches_of(resources, PARALLEL_RENDER_BYTES / 2);
-    let render_batch = |b: usize| render_range(resources, batches[b], top);
+    let n = batches.len();
+    let state = std::sync::Mutex::new(Printing {
+        next: 0,
+        written: 0,
+        printed: std::collections::BTreeMap::new(),
+        stopped: false,
+    });
+    let changed = std::sync::Condvar::new();
+    let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
+    // Print batch `b` and hand it to the writer.
+    let print = |b: usize| {
+        let text = render_range(resources, batches[b], top);
+        lock().printed.insert(b, text);
+        changed.notify_all();
+    };
     std::thread::scope(|s| {
-        // At most two printed batches wait: memory stays bounded if the
-        // reader of our output is slow.
-        let (tx, rx) = std::sync::mpsc::sync_channel::<String>(2);
-        let render_odd = &render_batch;
-        let n = batches.len();
-        s.spawn(move || {
-            for b in (1..n).step_by(2) {
-                if tx.send(render_odd(b)).is_err() {
-                    break; // the writer stopped on an error
+        s.spawn(|| loop {
+            let b = {
+                let mut p = lock();
+                while !p.stopped && p.next < n && p.next >= p.written + BATCHES_AHEAD {
+                    p = changed.wait(p).unwrap_or_else(|e| e.into_inner());
+                }
+                if p.stopped || p.next >= n {
+                    return;
+                }
+                p.next += 1;
+                p.next - 1
+            };
+            print(b);
+        });
+        let result = (|| {
+            let mut p = lock();
+            while p.written < n {
+                let due = p.written;
+                if let Some(text) = p.printed.remove(&due) {
+                    drop(p);
+                    out.write_all(text.as_bytes())?;
+                    p = lock();
+                    p.written += 1;
+                    changed.notify_all();
+                } else if p.next < n && p.next < p.written + BATCHES_AHEAD {
+                    p.next += 1;
+                    let b = p.next - 1;
+                    drop(p);
+                    print(b);
+                    p = lock();
+                } else {
+                    p = changed.wait(p).unwrap_or_else(|e| e.into_inner());
                 }
             }
-        });
-        for b in 0..n {
-            let text = if b % 2 == 0 {
-                render_batch(b)
-            } else {
-                rx.recv()
-                    .expect("the printing thread sends every odd batch")
-            };
-            out.write_all(text.as_bytes())?;
-        }
-        out.flush()
+            drop(p);
+            out.flush()
+        })();
+        lock().stopped = true;
+        changed.notify_all();
+        result
     })
 }
 
@@ -306,4 +353,66 @@ fn batches_of(resources: &[Doc], bytes: usize) -> Vec<(usize, usize)> {
         batches.push((start, resources.len()));
     }
     batches
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ConfigMaps of unlike sizes (so batches cost unlike amounts), more
+    /// than two threads' worth of batches in all.
+    fn resources() -> Vec<Doc> {
+        (0..800)
+            .map(|i| {
+                let blob = "x".repeat(if i % 7 == 0 { 40_000 } else { 2_000 });
+                Doc::from_value(&serde_json::json!({
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": format!("cm-{i:03}")},
+                    "data": {"blob": blob},
+                }))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_large_build_prints_in_order_on_two_threads() {
+        let rs = resources();
+        let top = Kustomization::default();
+        assert!(batches_of(&rs, PARALLEL_RENDER_BYTES / 2).len() > 2 * BATCHES_AHEAD);
+        let one_thread = render_range(&rs, (0, rs.len()), &top);
+        assert_eq!(render(&rs, &top), one_thread);
+    }
+
+    /// A writer that fails after `left` bytes.
+    struct Failing {
+        left: usize,
+    }
+
+    impl std::io::Write for Failing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.left == 0 {
+                return Err(std::io::Error::other("disk full"));
+            }
+            let n = buf.len().min(self.left);
+            self.left -= n;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_error_stops_both_threads_and_is_returned() {
+        let rs = resources();
+        let err = render_to(
+            &rs,
+            &Kustomization::default(),
+            &mut Failing { left: 1 << 20 },
+        )
+        .expect_err("the writer fails");
+        assert_eq!(err.to_string(), "disk full");
+    }
 }
