@@ -271,16 +271,21 @@ impl Writer {
     }
 
     fn scalar(&mut self, text: String, style: ScalarStyle) -> Result<(), Fallback> {
-        let (role, pending) = match self.stack.last() {
+        // The open collection's role, and whether it is a mapping.
+        let (role, in_map) = match self.stack.last() {
             // A scalar document: not a resource.
             None => return Err(Fallback),
-            Some(Frame::Seq { .. }) => (Role::Other, true),
-            Some(Frame::Map { role, pending, .. }) => (*role, pending.is_some()),
+            Some(Frame::Seq { .. }) => (Role::Other, false),
+            Some(Frame::Map {
+                pending: None,
+                role,
+                ..
+            }) => {
+                let root = *role == Role::Root;
+                return self.key(&text, style == ScalarStyle::Plain, root);
+            }
+            Some(Frame::Map { role, .. }) => (*role, true),
         };
-        let in_map = matches!(self.stack.last(), Some(Frame::Map { .. }));
-        if in_map && !pending {
-            return self.key(&text, style == ScalarStyle::Plain, role == Role::Root);
-        }
         self.before_value()?;
         if role == Role::Annotations {
             // An annotation's value is its text, whatever it says.
