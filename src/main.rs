@@ -23,5 +23,13 @@ extern "C" fn tune_allocator() {
 }
 
 fn main() {
-    std::process::exit(kustom::commands::main());
+    let code = kustom::commands::main();
+    // What kustom owns was dropped when `commands::main` returned. `exit`
+    // would still run the C library's exit handlers, mimalloc's among them,
+    // which purges every page the core kept just before the kernel frees
+    // them all (1.7 ms of argo's namespace-install, 0.7 of kube-prometheus).
+    // It would also flush STDOUT, as this does; errors are ignored alike.
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    // SAFETY: ends the process; nothing runs after it.
+    unsafe { libc::_exit(code) }
 }
