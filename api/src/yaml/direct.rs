@@ -95,6 +95,10 @@ struct Entry {
     end: usize,
 }
 
+/// Documents whose JSON text is at least this long keep the buffer it was
+/// written in.
+const TAKEN_BYTES: usize = 64 * 1024;
+
 /// The reader's buffers, kept from one document to the next.
 #[derive(Default)]
 pub(crate) struct Writer {
@@ -107,9 +111,17 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Read the first document of `parser`'s text.
-    pub(crate) fn read(&mut self, parser: &mut Parser<'_>) -> Result<ObjectText, Fallback> {
+    /// Read the first document of `parser`'s text, `yaml_len` bytes long
+    /// (its JSON text is seldom longer).
+    pub(crate) fn read(
+        &mut self,
+        parser: &mut Parser<'_>,
+        yaml_len: usize,
+    ) -> Result<ObjectText, Fallback> {
         self.out.clear();
+        // Room for the whole text at once: growing by doubling copied a
+        // large document several times, into fresh pages each time.
+        self.out.reserve(yaml_len);
         self.stack.clear();
         self.entries.clear();
         self.root = None;
@@ -127,7 +139,15 @@ impl Writer {
         if is_list {
             return Err(Fallback);
         }
-        let json = String::from_utf8(self.out.clone()).map_err(|_| Fallback)?;
+        // A large text is handed over, not copied: the capacity it does not
+        // use is pages never touched. A small one is copied to its size, and
+        // the buffer serves the next document.
+        let text = if self.out.len() >= TAKEN_BYTES {
+            std::mem::take(&mut self.out)
+        } else {
+            self.out.clone()
+        };
+        let json = String::from_utf8(text).map_err(|_| Fallback)?;
         Ok(ObjectText { json, entries })
     }
 

@@ -205,8 +205,9 @@ pub fn for_each_resource_document(
             parser.reset(piece);
             // As in `parse_piece`: a bug must not take the process down; the
             // value reader then reads the piece.
-            let read =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| writer.read(&mut parser)));
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                writer.read(&mut parser, piece.len())
+            }));
             if let Ok(Ok(object)) = read {
                 f(ResourceDocument::Text(object))?;
                 continue;
