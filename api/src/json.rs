@@ -2,10 +2,11 @@
 //!
 //! serde_json stops at 128 levels of nesting to protect the stack, but
 //! kustomize builds resources and patches nested far deeper, and every
-//! resource crosses a process boundary as JSON text. Text is first measured
-//! (a cheap byte scan) against [`MAX_DEPTH`], then parsed with serde_json's
-//! own limit lifted: deep input builds, deeper input fails cleanly instead
-//! of overflowing the stack.
+//! resource crosses a process boundary as JSON text. Text is parsed with
+//! serde_json's limit first; only text that reaches it is measured (a byte
+//! scan) against [`MAX_DEPTH`] and parsed again with the limit lifted: deep
+//! input builds, deeper input fails cleanly instead of overflowing the
+//! stack, and the usual shallow text is not scanned twice.
 
 use serde::de::DeserializeOwned;
 
@@ -15,6 +16,10 @@ pub const MAX_DEPTH: usize = crate::yaml::MAX_NESTING + 16;
 
 /// `serde_json::from_str`, accepting nesting up to [`MAX_DEPTH`].
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {}
+        parsed => return parsed,
+    }
     if let Some(depth) = too_deep(text.as_bytes()) {
         return Err(<serde_json::Error as serde::de::Error>::custom(format!(
             "JSON nested more than {depth} levels deep"
