@@ -156,7 +156,7 @@ impl PatchTransformer {
                 )
             })?;
             // Without a target, the patch applies as written (no preparation).
-            if !smp::apply_to_resource(&mut resources[i], patch, schema)? {
+            if !smp::apply_to_resource(&mut resources[i], patch.clone(), schema)? {
                 resources.remove(i);
             }
         }

@@ -105,7 +105,7 @@ pub(crate) fn apply_to_selected(
     let mut deleted = vec![false; resources.len()];
     for &i in indices {
         let prepared = smp::prepare_for_target(patch, &resources[i]);
-        if !smp::apply_to_resource(&mut resources[i], &prepared, schema)? {
+        if !smp::apply_to_resource(&mut resources[i], prepared, schema)? {
             deleted[i] = true;
         }
     }

@@ -56,30 +56,25 @@ pub fn merge(dest: Value, patch: Value, schema: &Schema) -> Result<Option<Value>
 /// to another namespace. Build-state annotations (`config.k8s.io/id`,
 /// `internal.config.kubernetes.io/*`) survive whatever the patch does to
 /// `metadata.annotations`. Returns false when the patch deleted the resource.
-pub fn apply_to_resource(res: &mut Value, patch: &Value, schema: &Schema) -> Result<bool, Error> {
+/// On error `res` is left null: the patch fails the whole call, and copying
+/// every resource before each patch, to give it back, cost more than the
+/// merge.
+pub fn apply_to_resource(res: &mut Value, patch: Value, schema: &Schema) -> Result<bool, Error> {
     let name = resource::get_at(res, &["metadata", "name"]).cloned();
     let namespace = resource::get_at(res, &["metadata", "namespace"]).cloned();
     let kind = res.get("kind").cloned();
-    let allow_name = resource::annotation(patch, protocol::ALLOW_NAME_CHANGE) == Some("enabled");
-    let allow_kind = resource::annotation(patch, protocol::ALLOW_KIND_CHANGE) == Some("enabled");
+    let allow_name = resource::annotation(&patch, protocol::ALLOW_NAME_CHANGE) == Some("enabled");
+    let allow_kind = resource::annotation(&patch, protocol::ALLOW_KIND_CHANGE) == Some("enabled");
     if allow_name || allow_kind {
         target::store_previous_id(res);
     }
     let planted = empty_nulls::plant(res);
     let id = hide_id(res);
     let kept = build_annotations(res);
-    let original = std::mem::take(res);
-    let merged = match merge(original.clone(), patch.clone(), schema) {
-        Ok(Some(v)) => v,
-        Ok(None) => return Ok(false),
-        Err(e) => {
-            *res = original;
-            empty_nulls::clear(res);
-            restore_id(res, id);
-            return Err(e);
-        }
+    *res = match merge(std::mem::take(res), patch, schema)? {
+        Some(v) => v,
+        None => return Ok(false),
     };
-    *res = merged;
     restore_annotations(res, kept);
     restore_id(res, id);
     if planted {

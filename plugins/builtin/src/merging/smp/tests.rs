@@ -284,7 +284,7 @@ fn resource_identity_is_restored() {
                      "annotations": {"config.k8s.io/id": "7", "internal.config.kubernetes.io/previousNames": "a", "x": "y"}}});
     let patch = json!({"apiVersion": "v1", "kind": "Secret",
         "metadata": {"name": "other", "namespace": "elsewhere", "annotations": {"$patch": "replace", "z": "1"}}});
-    assert!(apply_to_resource(&mut res, &patch, Schema::builtin()).expect("applies"));
+    assert!(apply_to_resource(&mut res, patch, Schema::builtin()).expect("applies"));
     assert_eq!(res["kind"], "ConfigMap");
     assert_eq!(res["metadata"]["name"], "c");
     assert_eq!(res["metadata"]["namespace"], "ns");
@@ -300,7 +300,7 @@ fn allowed_rename_records_previous_id() {
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "old"}});
     let patch = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "new",
         "annotations": {"internal.config.kubernetes.io/allowNameChange": "enabled"}}});
-    assert!(apply_to_resource(&mut res, &patch, Schema::builtin()).expect("applies"));
+    assert!(apply_to_resource(&mut res, patch, Schema::builtin()).expect("applies"));
     assert_eq!(res["metadata"]["name"], "new");
     assert_eq!(res["kind"], "Deployment");
     let annos = &res["metadata"]["annotations"];
