@@ -36,6 +36,7 @@ pub fn build_with(args: &BuildArgs, lock: Arc<LockState>, write: bool) -> Result
     match &args.output {
         Some(path) => write_output::write(resources, &built.top, path),
         None => {
+            super::stdout::widen_pipe_for(resources.iter().map(|r| r.json().len()).sum());
             let started = std::time::Instant::now();
             let written = super::stdout::checked(output::render_to(
                 resources,

@@ -45,3 +45,31 @@ fn end_on_closed_pipe() -> ! {
     }
     std::process::exit(128 + libc::SIGPIPE)
 }
+
+/// Output larger than this asks for a larger STDOUT pipe.
+const LARGE_OUTPUT_BYTES: usize = 1 << 20;
+
+/// The pipe size asked for: Linux's default ceiling for unprivileged users
+/// (`/proc/sys/fs/pipe-max-size`).
+const LARGE_PIPE_BYTES: libc::c_int = 1 << 20;
+
+/// When STDOUT is a pipe and about `bytes` are to be written, ask for a
+/// 1 MiB pipe: through the default 64 KiB one, a reader such as a GitOps
+/// tool is woken, and kustom's writing thread stalls, every 64 KiB
+/// (kube-prometheus through a Python reader: 33.1 -> 31.4 ms). The pipe is
+/// the reader's too; a refusal (a user over its pipe quota) changes nothing.
+pub fn widen_pipe_for(bytes: usize) {
+    if bytes <= LARGE_OUTPUT_BYTES {
+        return;
+    }
+    // SAFETY: fstat fills the struct it is given; F_SETPIPE_SZ only
+    // resizes the pipe's buffer (it fails on anything but a pipe).
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(libc::STDOUT_FILENO, &mut st) == 0
+            && st.st_mode & libc::S_IFMT == libc::S_IFIFO
+        {
+            libc::fcntl(libc::STDOUT_FILENO, libc::F_SETPIPE_SZ, LARGE_PIPE_BYTES);
+        }
+    }
+}
