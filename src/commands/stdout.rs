@@ -57,17 +57,19 @@ const LARGE_PIPE_BYTES: libc::c_int = 1 << 20;
 /// 1 MiB pipe: through the default 64 KiB one, a reader such as a GitOps
 /// tool is woken, and kustom's writing thread stalls, every 64 KiB
 /// (kube-prometheus through a Python reader: 33.1 -> 31.4 ms). The pipe is
-/// the reader's too; a refusal (a user over its pipe quota) changes nothing.
+/// the reader's too: one already as large is left alone, never shrunk, and
+/// a refusal (a user over its pipe quota) changes nothing.
 pub fn widen_pipe_for(bytes: usize) {
     if bytes <= LARGE_OUTPUT_BYTES {
         return;
     }
-    // SAFETY: fstat fills the struct it is given; F_SETPIPE_SZ only
-    // resizes the pipe's buffer (it fails on anything but a pipe).
+    // SAFETY: fstat fills the struct it is given; F_GETPIPE_SZ reads and
+    // F_SETPIPE_SZ sets the size of the pipe's buffer, nothing else.
     unsafe {
         let mut st: libc::stat = std::mem::zeroed();
         if libc::fstat(libc::STDOUT_FILENO, &mut st) == 0
             && st.st_mode & libc::S_IFMT == libc::S_IFIFO
+            && libc::fcntl(libc::STDOUT_FILENO, libc::F_GETPIPE_SZ) < LARGE_PIPE_BYTES
         {
             libc::fcntl(libc::STDOUT_FILENO, libc::F_SETPIPE_SZ, LARGE_PIPE_BYTES);
         }
