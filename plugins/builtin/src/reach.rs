@@ -143,8 +143,9 @@ enum Rule {
         subjects: bool,
     },
     /// Images: nothing of CRDs, the whole of resources with containers
-    /// anywhere, the named fields of others.
-    Images(Vec<FieldSpec>),
+    /// anywhere, the named fields of others; each spec with its first key
+    /// as it appears in JSON text (`"spec"`), None for an empty path.
+    Images(Vec<(FieldSpec, Option<String>)>),
     /// Replacements: the head and the paths of what a source or target picks.
     Replacements(Vec<replacement::Side>),
     /// Replica counts: the head and the named fields of the resources with
@@ -228,7 +229,15 @@ impl Reach {
                 "ImageTagTransformer" => Rule::Images(
                     config_field_specs(config, "fieldSpecs")
                         .ok()?
-                        .unwrap_or_default(),
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|fs| {
+                            let first = split_path(&fs.path).first().map(|first| {
+                                format!("\"{}\"", first.split('[').next().unwrap_or(first))
+                            });
+                            (fs, first)
+                        })
+                        .collect(),
                 ),
                 "PrefixTransformer" | "SuffixTransformer" | "PrefixSuffixTransformer" => {
                     renames = true;
@@ -296,17 +305,11 @@ impl Reach {
                     }
                     // It never creates a field: a spec whose first key is
                     // nowhere in the resource finds nothing there.
-                    let present: Vec<FieldSpec> = specs
+                    let present = specs
                         .iter()
-                        .filter(|fs| {
-                            split_path(&fs.path).first().is_none_or(|first| {
-                                let key = first.split('[').next().unwrap_or(first);
-                                json.contains(&format!("\"{key}\""))
-                            })
-                        })
-                        .cloned()
-                        .collect();
-                    if !widen_to_specs(&mut sight, &present, &gvks()) {
+                        .filter(|(_, first)| first.as_ref().is_none_or(|key| json.contains(key)))
+                        .map(|(fs, _)| fs);
+                    if !widen_to_specs(&mut sight, present, &gvks()) {
                         return Sight::Whole;
                     }
                 }
@@ -400,9 +403,13 @@ fn linked_entries(head: &Value) -> Vec<Option<Vec<String>>> {
 
 /// Widen `sight` to the fields the `specs` that apply to one of `gvks`
 /// name; false when one of them cannot be held by a part.
-fn widen_to_specs(sight: &mut Sight, specs: &[FieldSpec], gvks: &[Gvk]) -> bool {
+fn widen_to_specs<'a>(
+    sight: &mut Sight,
+    specs: impl IntoIterator<Item = &'a FieldSpec>,
+    gvks: &[Gvk],
+) -> bool {
     for fs in specs
-        .iter()
+        .into_iter()
         .filter(|fs| gvks.iter().any(|g| fs.applies_to(g)))
     {
         match map_keys(&fs.path) {
