@@ -190,6 +190,11 @@ pub enum ResourceDocument {
 /// [`for_each_document_with_empty_nulls`] reads it, but as the JSON text
 /// `serde_json` would write for that value wherever the direct reader
 /// (`direct.rs`) can write it without building the value.
+///
+/// A large stream of many documents is read on two threads, the later
+/// half of its pieces on the second; `f` still sees every document in
+/// order on the calling thread, and the first error in stream order is
+/// the one returned, as if one thread had read it all.
 pub fn for_each_resource_document(
     text: &str,
     mut f: impl FnMut(ResourceDocument) -> Result<(), Error>,
@@ -197,27 +202,131 @@ pub fn for_each_resource_document(
     // Kustomization files and patches are read with other rules.
     let direct = !LENIENT_V2.with(|m| m.get()) && !NULL_ANNOTATIONS_KEPT.with(|m| m.get());
     let pieces = Pieces::of(text)?;
-    let mut parser = Parser::new("");
-    let mut builder = Builder::new(1);
-    let mut writer = direct::Writer::default();
-    for (piece, line) in pieces.iter() {
-        if direct && check_characters(piece, line).is_ok() {
-            parser.reset(piece);
-            // As in `parse_piece`: a bug must not take the process down; the
-            // value reader then reads the piece.
-            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                writer.read(&mut parser, piece.len())
-            }));
-            if let Ok(Ok(object)) = read {
-                f(ResourceDocument::Text(object))?;
-                continue;
+    let all: Vec<(&str, usize)> = pieces.iter().collect();
+    // Only with the default rules: the second thread reads with its own
+    // (default) thread-local ones.
+    let half = if direct { later_half(&all) } else { None };
+    let Some(half) = half else {
+        let mut reader = PieceReader::new(direct);
+        for &(piece, line) in &all {
+            if let Some(doc) = reader.read(piece, line)? {
+                f(doc)?;
             }
         }
-        if let Some(doc) = parse_piece(&mut parser, &mut builder, piece, line)? {
-            f(ResourceDocument::Value(doc.value, doc.empty_nulls))?;
+        return Ok(());
+    };
+    let (earlier, later) = all.split_at(half);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Read until the first error, or until the caller has stopped.
+        let read_later = || {
+            let mut reader = PieceReader::new(true);
+            let mut docs = Vec::with_capacity(later.len());
+            for &(piece, line) in later {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                let doc = reader.read(piece, line);
+                let failed = doc.is_err();
+                docs.push(doc);
+                if failed {
+                    break;
+                }
+            }
+            docs
+        };
+        // No second thread (a sandbox may refuse one): read it all here.
+        let second = std::thread::Builder::new()
+            .name("read-later".into())
+            .spawn_scoped(scope, read_later)
+            .ok();
+        let mut reader = PieceReader::new(true);
+        let mut each = |doc: Result<Option<ResourceDocument>, YamlError>| -> Result<(), Error> {
+            match doc? {
+                Some(doc) => f(doc),
+                None => Ok(()),
+            }
+        };
+        let result = earlier
+            .iter()
+            .try_for_each(|&(piece, line)| each(reader.read(piece, line)));
+        let Some(second) = second else {
+            return result.and_then(|()| {
+                later
+                    .iter()
+                    .try_for_each(|&(piece, line)| each(reader.read(piece, line)))
+            });
+        };
+        if result.is_err() {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            let _ = second.join();
+            return result;
+        }
+        match second.join() {
+            Ok(docs) => docs.into_iter().try_for_each(each),
+            // The readers catch their own panics; this is a last resort.
+            Err(_) => Err(Error::new("the YAML parser failed on this stream")),
+        }
+    })
+}
+
+/// Streams smaller than this are read on one thread: a second thread
+/// costs more than it saves.
+const TWO_THREADS_MIN_BYTES: usize = 256 * 1024;
+
+/// Where the later half (by bytes) of a large stream's pieces starts, or
+/// None to read it on one thread.
+fn later_half(pieces: &[(&str, usize)]) -> Option<usize> {
+    let total: usize = pieces.iter().map(|(p, _)| p.len()).sum();
+    if pieces.len() < 2 || total < TWO_THREADS_MIN_BYTES {
+        return None;
+    }
+    let mut bytes = 0;
+    let half = pieces.iter().position(|(p, _)| {
+        bytes += p.len();
+        bytes * 2 >= total
+    })? + 1;
+    (half < pieces.len()).then_some(half)
+}
+
+/// Reads pieces of a resource stream, reusing its buffers from one to the
+/// next.
+struct PieceReader<'t> {
+    direct: bool,
+    parser: Parser<'t>,
+    builder: Builder,
+    writer: direct::Writer,
+}
+
+impl<'t> PieceReader<'t> {
+    fn new(direct: bool) -> Self {
+        PieceReader {
+            direct,
+            parser: Parser::new(""),
+            builder: Builder::new(1),
+            writer: direct::Writer::default(),
         }
     }
-    Ok(())
+
+    /// The document of one piece; None for an empty one.
+    fn read(&mut self, piece: &'t str, line: usize) -> Result<Option<ResourceDocument>, YamlError> {
+        if self.direct && check_characters(piece, line).is_ok() {
+            self.parser.reset(piece);
+            // As in `parse_piece`: a bug must not take the process down; the
+            // value reader then reads the piece.
+            let (parser, writer) = (&mut self.parser, &mut self.writer);
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                writer.read(parser, piece.len())
+            }));
+            if let Ok(Ok(object)) = read {
+                return Ok(Some(ResourceDocument::Text(object)));
+            }
+        }
+        Ok(
+            parse_piece(&mut self.parser, &mut self.builder, piece, line)?
+                .map(|doc| ResourceDocument::Value(doc.value, doc.empty_nulls)),
+        )
+    }
 }
 
 /// A stream cut into the pieces go-yaml decodes one document of each.
@@ -1266,6 +1375,93 @@ mod tests {
             Ok(v) => panic!("expected an error for {text:?}, got {v:?}"),
             Err(e) => e,
         }
+    }
+
+    /// A stream large enough to be read on two threads: `n` ConfigMaps of
+    /// about 2 KB each, document `bad` (if any) broken.
+    fn large_stream(n: usize, bad: &[usize]) -> String {
+        let blob = "x".repeat(2000);
+        (0..n)
+            .map(|i| {
+                if bad.contains(&i) {
+                    format!("kind: ConfigMap\nmetadata:\n  name: [cm{i}\ndata: {{}}\n")
+                } else {
+                    format!("kind: ConfigMap\nmetadata:\n  name: cm{i}\ndata:\n  k: {blob}{i}\n")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("---\n")
+    }
+
+    /// JSON texts of each document as the resource reader hands them over,
+    /// or its error; `stop_at`: `f` fails on that document.
+    fn resource_texts(text: &str, stop_at: Option<usize>) -> Result<Vec<String>, String> {
+        let mut texts = Vec::new();
+        for_each_resource_document(text, |d| {
+            if stop_at == Some(texts.len()) {
+                return Err(Error::new("stopped by the caller"));
+            }
+            texts.push(match d {
+                ResourceDocument::Text(o) => {
+                    crate::doc::Doc::from_object_text(o).json().to_string()
+                }
+                ResourceDocument::Value(v, _) => crate::doc::Doc::from_value(&v).json().to_string(),
+            });
+            Ok(())
+        })
+        .map(|()| texts)
+        .map_err(|e| e.message)
+    }
+
+    /// The value reader's documents as JSON texts, or its error.
+    fn value_texts(text: &str) -> Result<Vec<String>, String> {
+        let mut texts = Vec::new();
+        for_each_document_with_empty_nulls(text, |v, _| {
+            texts.push(crate::doc::Doc::from_value(&v).json().to_string());
+            Ok(())
+        })
+        .map(|()| texts)
+        .map_err(|e| e.message)
+    }
+
+    #[test]
+    fn a_large_stream_read_on_two_threads_is_read_as_one_thread_reads_it() {
+        let text = large_stream(300, &[]);
+        assert!(text.len() >= TWO_THREADS_MIN_BYTES);
+        assert!(later_half(&Pieces::of(&text).unwrap().iter().collect::<Vec<_>>()).is_some());
+        let read = resource_texts(&text, None).unwrap();
+        assert_eq!(read.len(), 300);
+        assert!(read[299].contains("cm299"), "in order");
+        assert_eq!(Ok(read), value_texts(&text));
+    }
+
+    #[test]
+    fn the_first_error_in_stream_order_is_reported_whichever_thread_found_it() {
+        // Only in the later half.
+        let later = large_stream(300, &[250]);
+        let e = resource_texts(&later, None).unwrap_err();
+        assert_eq!(Err(e.clone()), value_texts(&later));
+        assert!(e.contains("line"), "{e}");
+        // In both halves: the earlier one, as one thread would report it.
+        let both = large_stream(300, &[40, 250]);
+        let e = resource_texts(&both, None).unwrap_err();
+        assert_eq!(Err(e), value_texts(&large_stream(300, &[40])));
+        // The caller's own error stops the reading there.
+        assert_eq!(
+            resource_texts(&later, Some(10)),
+            Err("stopped by the caller".to_string())
+        );
+    }
+
+    #[test]
+    fn small_or_single_document_streams_are_read_on_one_thread() {
+        let small = large_stream(3, &[]);
+        assert!(later_half(&Pieces::of(&small).unwrap().iter().collect::<Vec<_>>()).is_none());
+        let one = format!(
+            "kind: A\nmetadata:\n  name: a\ndata: {}\n",
+            "y".repeat(300_000)
+        );
+        assert!(later_half(&Pieces::of(&one).unwrap().iter().collect::<Vec<_>>()).is_none());
     }
 
     #[test]
