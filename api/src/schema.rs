@@ -17,8 +17,13 @@
 
 use crate::{err, Error};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
+
+/// A name from the schema: borrowed from the builtin schema's text, which
+/// is part of the program, so that reading it allocates no strings.
+type Name = Cow<'static, str>;
 
 /// The Kubernetes version of the builtin schema, as kustomize names it.
 pub const BUILTIN_VERSION: &str = "v1.21.2";
@@ -35,14 +40,15 @@ type NodeId = usize;
 #[derive(Debug, Default, Clone)]
 struct Node {
     /// Definition name this schema refers to (`$ref`), replacing everything else.
-    reference: Option<String>,
+    reference: Option<Name>,
     /// `type` is exactly `array` (kyaml only walks into items then).
     is_array: bool,
     items: Option<NodeId>,
-    properties: HashMap<String, NodeId>,
+    /// Sorted by name, one entry per name (see [`sort_properties`]).
+    properties: Vec<(Name, NodeId)>,
     additional: Option<NodeId>,
     /// `x-kubernetes-patch-strategy`, e.g. `merge` or `merge,retainKeys`.
-    strategy: Option<String>,
+    strategy: Option<Name>,
     /// The merge keys that go with the strategy.
     keys: Vec<String>,
 }
@@ -51,9 +57,13 @@ struct Node {
 #[derive(Debug, Default, Clone)]
 pub struct Schema {
     nodes: Vec<Node>,
-    definitions: HashMap<String, NodeId>,
-    by_type: HashMap<(String, String), NodeId>,
+    definitions: HashMap<Name, NodeId>,
+    /// By kind, then apiVersion.
+    by_type: HashMap<Name, HashMap<Name, NodeId>>,
 }
+
+/// The builtin schema in `data/gen_k8s_openapi.py`'s compact format.
+const BUILTIN_TEXT: &str = include_str!("data/k8s_openapi_v1_21_2.txt");
 
 /// A position in a [`Schema`]: the schema of one resource, field or list element.
 #[derive(Debug, Clone, Copy)]
@@ -70,7 +80,7 @@ impl Schema {
             // The data file is generated and checked in; a parse failure is a
             // build defect, caught by this module's tests. Fall back to an
             // empty schema rather than aborting a build.
-            Schema::from_compact(include_str!("data/k8s_openapi_v1_21_2.txt")).unwrap_or_default()
+            Schema::from_compact(BUILTIN_TEXT).unwrap_or_default()
         })
     }
 
@@ -81,9 +91,7 @@ impl Schema {
 
     /// The schema of resources with this apiVersion and kind, if known.
     pub fn for_type(&self, api_version: &str, kind: &str) -> Option<SchemaNode<'_>> {
-        let id = *self
-            .by_type
-            .get(&(api_version.to_string(), kind.to_string()))?;
+        let id = *self.by_type.get(kind)?.get(api_version)?;
         Some(SchemaNode { schema: self, id })
     }
 
@@ -104,7 +112,7 @@ impl Schema {
             let mut n = node.clone();
             n.items = n.items.map(shift);
             n.additional = n.additional.map(shift);
-            for id in n.properties.values_mut() {
+            for (_, id) in &mut n.properties {
                 *id = shift(*id);
             }
             out.nodes.push(n);
@@ -112,8 +120,10 @@ impl Schema {
         for (name, id) in &later.definitions {
             out.definitions.insert(name.clone(), shift(*id));
         }
-        for (ty, id) in &later.by_type {
-            out.by_type.insert(ty.clone(), shift(*id));
+        for (kind, versions) in &later.by_type {
+            for (api_version, id) in versions {
+                out.add_type(api_version.clone(), kind.clone(), shift(*id));
+            }
         }
         out
     }
@@ -129,7 +139,7 @@ impl Schema {
         let mut schema = Schema::default();
         for (name, def) in defs {
             let id = schema.add_json(def);
-            schema.definitions.insert(name.clone(), id);
+            schema.definitions.insert(name.clone().into(), id);
             let gvks = def
                 .get("x-kubernetes-group-version-kind")
                 .and_then(Value::as_array);
@@ -145,10 +155,18 @@ impl Schema {
                 } else {
                     format!("{group}/{version}")
                 };
-                schema.by_type.insert((api_version, kind.to_string()), id);
+                schema.add_type(api_version.into(), kind.to_string().into(), id);
             }
         }
         Ok(schema)
+    }
+
+    /// Index a resource type; a later one replaces an earlier one.
+    fn add_type(&mut self, api_version: Name, kind: Name, id: NodeId) {
+        self.by_type
+            .entry(kind)
+            .or_default()
+            .insert(api_version, id);
     }
 
     fn push(&mut self, node: Node) -> NodeId {
@@ -162,8 +180,8 @@ impl Schema {
         if let Some(r) = v.get("$ref").and_then(Value::as_str) {
             // Only local definition references resolve; others never do.
             node.reference = Some(match r.strip_prefix(DEFINITIONS_PREFIX) {
-                Some(name) => name.to_string(),
-                None => format!("\u{0}{r}"),
+                Some(name) => name.to_string().into(),
+                None => format!("\u{0}{r}").into(),
             });
         }
         node.is_array = match v.get("type") {
@@ -177,14 +195,15 @@ impl Schema {
         if let Some(Value::Object(props)) = v.get("properties") {
             for (k, p) in props {
                 let id = self.add_json(p);
-                node.properties.insert(k.clone(), id);
+                node.properties.push((k.clone().into(), id));
             }
+            sort_properties(&mut node.properties);
         }
         if let Some(add @ Value::Object(_)) = v.get("additionalProperties") {
             node.additional = Some(self.add_json(add));
         }
         if let Some(s) = v.get("x-kubernetes-patch-strategy").and_then(Value::as_str) {
-            node.strategy = Some(s.to_string());
+            node.strategy = Some(s.to_string().into());
             if let Some(keys) = v
                 .get("x-kubernetes-list-map-keys")
                 .and_then(Value::as_array)
@@ -204,21 +223,36 @@ impl Schema {
         self.push(node)
     }
 
-    /// Parse the compact line format written by `data/gen_k8s_openapi.py`.
-    pub fn from_compact(text: &str) -> Result<Schema, Error> {
+    /// Parse the compact line format written by `data/gen_k8s_openapi.py`;
+    /// the schema borrows its names from `text`.
+    pub fn from_compact(text: &'static str) -> Result<Schema, Error> {
         let mut schema = Schema::default();
+        // About one node per line, more for nested types: room up front
+        // instead of copying the nodes as they double.
+        schema.nodes.reserve(text.len() / 32);
         let mut current: Option<NodeId> = None;
         for (n, line) in text.lines().enumerate() {
             let line_err = |what: &str| err!("schema data line {}: {what}", n + 1);
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let mut words = line.split(' ');
+            // Split by hand: `str::split` with a char pattern costs more per
+            // call than these short lines take to scan.
+            let mut rest = line;
+            let mut words = std::iter::from_fn(|| {
+                if rest.is_empty() {
+                    return None;
+                }
+                let end = rest.bytes().position(|b| b == b' ').unwrap_or(rest.len());
+                let word = &rest[..end];
+                rest = rest.get(end + 1..).unwrap_or("");
+                Some(word)
+            });
             let tag = words.next().unwrap_or("");
             if tag == "D" {
                 let name = words.next().ok_or_else(|| line_err("missing name"))?;
                 let id = schema.push(Node::default());
-                schema.definitions.insert(name.to_string(), id);
+                schema.definitions.insert(name.into(), id);
                 current = Some(id);
                 continue;
             }
@@ -227,9 +261,7 @@ impl Schema {
                 "G" => {
                     let api_version = words.next().ok_or_else(|| line_err("missing apiVersion"))?;
                     let kind = words.next().ok_or_else(|| line_err("missing kind"))?;
-                    schema
-                        .by_type
-                        .insert((api_version.to_string(), kind.to_string()), cur);
+                    schema.add_type(api_version.into(), kind.into(), cur);
                 }
                 "P" => {
                     let name = words.next().ok_or_else(|| line_err("missing property"))?;
@@ -239,7 +271,7 @@ impl Schema {
                         return Err(line_err("trailing characters in type"));
                     }
                     schema.set_strategy(id, words.next(), words.next());
-                    schema.nodes[cur].properties.insert(name.to_string(), id);
+                    schema.nodes[cur].properties.push((name.into(), id));
                 }
                 "A" => {
                     let expr = words.next().ok_or_else(|| line_err("missing type"))?;
@@ -250,13 +282,16 @@ impl Schema {
                 _ => return Err(line_err("unknown entry")),
             }
         }
+        for node in &mut schema.nodes {
+            sort_properties(&mut node.properties);
+        }
         Ok(schema)
     }
 
-    fn set_strategy(&mut self, id: NodeId, strategy: Option<&str>, keys: Option<&str>) {
+    fn set_strategy(&mut self, id: NodeId, strategy: Option<&'static str>, keys: Option<&str>) {
         if let Some(s) = strategy {
             let node = &mut self.nodes[id];
-            node.strategy = Some(s.to_string());
+            node.strategy = Some(s.into());
             node.keys = keys
                 .map(|k| k.split(',').map(str::to_string).collect())
                 .unwrap_or_default();
@@ -265,15 +300,18 @@ impl Schema {
 
     /// Parse one type expression (`-`, `@Def`, `[expr]`, `[]`, `{expr}`),
     /// returning the node and the unparsed rest.
-    fn parse_expr<'t>(&mut self, s: &'t str) -> Result<(NodeId, &'t str), String> {
+    fn parse_expr(&mut self, s: &'static str) -> Result<(NodeId, &'static str), String> {
         if let Some(rest) = s.strip_prefix('-') {
             return Ok((self.push(Node::default()), rest));
         }
         if let Some(name) = s.strip_prefix('@') {
             // A reference runs to the first closing bracket of an enclosing expression.
-            let end = name.find([']', '}']).unwrap_or(name.len());
+            let end = name
+                .bytes()
+                .position(|b| b == b']' || b == b'}')
+                .unwrap_or(name.len());
             let node = Node {
-                reference: Some(name[..end].to_string()),
+                reference: Some(name[..end].into()),
                 ..Node::default()
             };
             return Ok((self.push(node), &name[end..]));
@@ -313,11 +351,24 @@ impl Schema {
         for _ in 0..MAX_REF_DEPTH {
             match &self.nodes[id].reference {
                 None => return Some(id),
-                Some(name) => id = *self.definitions.get(name)?,
+                Some(name) => id = *self.definitions.get(name.as_ref())?,
             }
         }
         None
     }
+}
+
+/// Sort a node's properties by name for lookup; of two with one name the
+/// later is kept, as a map insert would.
+fn sort_properties(properties: &mut Vec<(Name, NodeId)>) {
+    if properties.is_sorted_by(|a, b| a.0 < b.0) {
+        return;
+    }
+    // Stable: equal names stay in order, so the last of each run is the latest.
+    properties.sort_by(|a, b| a.0.cmp(&b.0));
+    properties.reverse();
+    properties.dedup_by(|later, earlier| later.0 == earlier.0);
+    properties.reverse();
 }
 
 impl<'a> SchemaNode<'a> {
@@ -336,7 +387,12 @@ impl<'a> SchemaNode<'a> {
     /// The schema of field `name`: a declared property, else the map's value schema.
     pub fn field(&self, name: &str) -> Option<SchemaNode<'a>> {
         let node = self.node();
-        self.at(node.properties.get(name).copied().or(node.additional))
+        let declared = node
+            .properties
+            .binary_search_by(|(k, _)| k.as_ref().cmp(name))
+            .ok()
+            .map(|i| node.properties[i].1);
+        self.at(declared.or(node.additional))
     }
 
     /// The schema of the elements, when this is an array schema.
@@ -372,10 +428,26 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn properties_are_found_by_name_the_later_of_two_kept() {
+        let mut props: Vec<(Name, NodeId)> = vec![
+            ("b".into(), 1),
+            ("a".into(), 2),
+            ("b".into(), 3),
+            ("c".into(), 4),
+        ];
+        sort_properties(&mut props);
+        assert_eq!(
+            props,
+            vec![("a".into(), 2), ("b".into(), 3), ("c".into(), 4)]
+        );
+    }
+
+    #[test]
     fn builtin_data_parses_completely() {
         let s = Schema::from_compact(include_str!("data/k8s_openapi_v1_21_2.txt"))
             .expect("generated data parses");
-        assert!(s.by_type.len() > 150, "{} types", s.by_type.len());
+        let types: usize = s.by_type.values().map(HashMap::len).sum();
+        assert!(types > 150, "{types} types");
         assert!(s.definitions.len() > 600);
         // Every reference points at a definition.
         for n in &s.nodes {

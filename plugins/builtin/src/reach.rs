@@ -55,7 +55,7 @@ pub(crate) struct Picks {
 /// How a patch picks its resources.
 enum Which {
     /// Those a target selector picks.
-    Selector(CompiledSelector),
+    Selector(Box<CompiledSelector>),
     /// Those with one of these ids, now or before a rename.
     Ids(Vec<ResId>),
 }
@@ -66,7 +66,7 @@ impl Picks {
     /// None if the selector does not compile (the call then reports it).
     pub(crate) fn by_selector(sel: &Selector, merged: Option<&[Value]>) -> Option<Picks> {
         Some(Picks {
-            which: Which::Selector(sel.compile().ok()?),
+            which: Which::Selector(Box::new(sel.compile().ok()?)),
             fields: merged.and_then(merged_fields),
         })
     }

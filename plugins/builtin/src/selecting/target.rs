@@ -98,27 +98,57 @@ impl fmt::Display for Selector {
     }
 }
 
-/// An empty pattern matches anything; others must match the whole value.
-fn anchored(pattern: &str) -> Result<Option<Regex>, Error> {
-    if pattern.is_empty() {
-        return Ok(None);
-    }
-    // Go's RE2 syntax, as kustomize compiles selectors.
-    kustom_api::go_regex::anchored(pattern).map(Some)
+/// One field of a selector: kustomize compiles each as a Go regexp that
+/// must match the whole value.
+#[derive(Debug, Clone)]
+enum Pattern {
+    /// Empty: matches anything.
+    Any,
+    /// No regexp metacharacters: can only match itself. Compiling a regexp
+    /// costs far more than comparing, and every call that holds a patch
+    /// compiles its selector (the core too, to see what the call needs).
+    Exactly(String),
+    Regex(Regex),
 }
 
-fn matches(re: &Option<Regex>, s: &str) -> bool {
-    re.as_ref().is_none_or(|r| r.is_match(s))
+impl Pattern {
+    fn is_any(&self) -> bool {
+        matches!(self, Pattern::Any)
+    }
+}
+
+/// Characters with a meaning in Go's regexp syntax.
+const REGEXP_META: &[char] = &[
+    '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
+];
+
+fn anchored(pattern: &str) -> Result<Pattern, Error> {
+    if pattern.is_empty() {
+        return Ok(Pattern::Any);
+    }
+    if !pattern.contains(REGEXP_META) {
+        return Ok(Pattern::Exactly(pattern.to_string()));
+    }
+    // Go's RE2 syntax, as kustomize compiles selectors.
+    kustom_api::go_regex::anchored(pattern).map(Pattern::Regex)
+}
+
+fn matches(pattern: &Pattern, s: &str) -> bool {
+    match pattern {
+        Pattern::Any => true,
+        Pattern::Exactly(p) => p == s,
+        Pattern::Regex(r) => r.is_match(s),
+    }
 }
 
 /// A [`Selector`] ready for matching.
 #[derive(Debug, Clone)]
 pub struct CompiledSelector {
-    group: Option<Regex>,
-    version: Option<Regex>,
-    kind: Option<Regex>,
-    name: Option<Regex>,
-    namespace: Option<Regex>,
+    group: Pattern,
+    version: Pattern,
+    kind: Pattern,
+    name: Pattern,
+    namespace: Pattern,
     labels: LabelSelector,
     annotations: LabelSelector,
 }
@@ -138,13 +168,13 @@ impl CompiledSelector {
         }
         // The name and namespace may match the current or the original id.
         let mut org: Option<ResId> = None;
-        if self.name.is_some() && !matches(&self.name, resource::name(res)) {
+        if !self.name.is_any() && !matches(&self.name, resource::name(res)) {
             let o = org.get_or_insert_with(|| org_id(res));
             if !matches(&self.name, &o.name) {
                 return false;
             }
         }
-        if self.namespace.is_some() {
+        if !self.namespace.is_any() {
             let cur = ResId::of(res);
             if !matches(&self.namespace, cur.effective_namespace()) {
                 let o = org.get_or_insert_with(|| org_id(res));
@@ -657,6 +687,29 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn selector_fields_match_whole_values_literally_or_as_go_regexps() {
+        let res = |name: &str| json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name}});
+        let pick = |sel: Value, name: &str| {
+            Selector::from_value(&sel)
+                .expect("selector")
+                .compile()
+                .expect("compiles")
+                .matches(&res(name))
+        };
+        // No metacharacters: the whole value, nothing more.
+        assert!(pick(json!({"name": "web-1"}), "web-1"));
+        assert!(!pick(json!({"name": "web"}), "web-1"));
+        assert!(!pick(json!({"name": "web-1"}), "my-web-1"));
+        assert!(pick(json!({"kind": "Deployment", "group": "apps"}), "x"));
+        // Metacharacters: an anchored Go regexp.
+        assert!(pick(json!({"name": "web.1"}), "webx1"));
+        assert!(pick(json!({"name": "web-(1|2)"}), "web-2"));
+        assert!(!pick(json!({"name": "web-[12]"}), "web-3"));
+        assert!(pick(json!({"kind": "Deploy.*"}), "x"));
+        assert!(!pick(json!({"kind": "Deploy"}), "x"));
     }
 
     #[test]

@@ -16,7 +16,6 @@ use crate::selecting::target::{self, Selector};
 use crate::Ctx;
 use kustom_api::schema::Schema;
 use kustom_api::{err, protocol, resource, Error, Map, Value};
-use std::borrow::Cow;
 
 /// The PatchTransformer: `patch` or `path`, optional `target`, and
 /// `options: {allowNameChange, allowKindChange}`.
@@ -35,7 +34,7 @@ pub struct PatchTransformer {
 
 #[derive(Debug)]
 enum Patch {
-    StrategicMerge(Vec<Value>, Cow<'static, Schema>),
+    StrategicMerge(Vec<Value>, smp::PatchSchema),
     Json(Vec<Operation>),
 }
 
@@ -106,7 +105,7 @@ impl PatchTransformer {
     pub fn apply(&self, resources: &mut Vec<Value>) -> Result<(), Error> {
         match &self.patch {
             Patch::StrategicMerge(patches, schema) => {
-                self.strategic_merge(resources, patches, schema)
+                self.strategic_merge(resources, patches, schema.get())
             }
             Patch::Json(ops) => self.json6902(resources, ops),
         }
@@ -116,7 +115,9 @@ impl PatchTransformer {
     /// JSON patch without target or a bad selector, errors when applied.
     pub(crate) fn picks(&self) -> Option<Picks> {
         let merged = match &self.patch {
-            Patch::StrategicMerge(patches, Cow::Borrowed(_)) => Some(patches.as_slice()),
+            Patch::StrategicMerge(patches, schema) if schema.is_builtin() => {
+                Some(patches.as_slice())
+            }
             _ => None,
         };
         match (&self.target, &self.patch) {

@@ -10,7 +10,6 @@ use crate::selecting::target;
 use crate::Ctx;
 use kustom_api::schema::Schema;
 use kustom_api::{err, resource, Error, Value};
-use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// The PatchStrategicMergeTransformer: `paths` (files, or for historical
@@ -23,7 +22,7 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Resul
 #[derive(Debug)]
 pub struct PatchStrategicMergeTransformer {
     patches: Vec<Value>,
-    schema: Cow<'static, Schema>,
+    schema: smp::PatchSchema,
 }
 
 /// Read and check the config, loading the patches (kustomize's
@@ -63,7 +62,7 @@ pub fn configure(config: &Value, ctx: &Ctx) -> Result<PatchStrategicMergeTransfo
 impl PatchStrategicMergeTransformer {
     /// Which resources the patches pick (see [`crate::reach`]).
     pub(crate) fn picks(&self) -> Picks {
-        let builtin_schema = matches!(self.schema, Cow::Borrowed(_));
+        let builtin_schema = self.schema.is_builtin();
         Picks::by_ids(&self.patches, builtin_schema.then_some(&self.patches[..]))
     }
 
@@ -71,7 +70,7 @@ impl PatchStrategicMergeTransformer {
     pub fn apply(&self, resources: &mut Vec<Value>) -> Result<(), Error> {
         for patch in &self.patches {
             let i = target::find_by_id(resources, &target::org_id(patch))?;
-            apply_to_selected(resources, &[i], patch, &self.schema)?;
+            apply_to_selected(resources, &[i], patch, self.schema.get())?;
         }
         Ok(())
     }

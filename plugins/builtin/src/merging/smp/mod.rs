@@ -39,7 +39,7 @@ mod tests;
 mod walker;
 
 pub(crate) use identity::{hide_id, is_build_annotation, restore_annotations, restore_id};
-pub use schema::schema_from_config;
+pub use schema::{schema_from_config, PatchSchema};
 
 /// Merge `patch` into `dest`; None when the patch deletes the whole object
 /// (`$patch: delete` at the top) or leaves nothing of it.

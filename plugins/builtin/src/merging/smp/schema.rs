@@ -4,7 +4,32 @@
 use crate::Ctx;
 use kustom_api::schema::Schema;
 use kustom_api::{err, Error, Value};
-use std::borrow::Cow;
+
+/// The schema a strategic merge uses. The builtin one is parsed only when
+/// a merge first needs it: the core configures patches just to see what a
+/// call can touch, and never merges.
+#[derive(Debug)]
+pub enum PatchSchema {
+    /// The builtin Kubernetes schema.
+    Builtin,
+    /// An `openapi:` document (maybe with the builtin schema merged in).
+    Custom(Schema),
+}
+
+impl PatchSchema {
+    /// The schema itself.
+    pub fn get(&self) -> &Schema {
+        match self {
+            PatchSchema::Builtin => Schema::builtin(),
+            PatchSchema::Custom(schema) => schema,
+        }
+    }
+
+    /// Whether it is the builtin schema.
+    pub fn is_builtin(&self) -> bool {
+        matches!(self, PatchSchema::Builtin)
+    }
+}
 
 /// The schema strategic merges use for this transformer call.
 ///
@@ -21,9 +46,9 @@ use std::borrow::Cow;
 /// - `{document: DOC}`: the document itself, as a map or as its text.
 ///
 /// Without the field, the builtin schema.
-pub fn schema_from_config(config: &Value, ctx: &Ctx) -> Result<Cow<'static, Schema>, Error> {
+pub fn schema_from_config(config: &Value, ctx: &Ctx) -> Result<PatchSchema, Error> {
     let Some(openapi) = config.get("openapi").filter(|v| !v.is_null()) else {
-        return Ok(Cow::Borrowed(Schema::builtin()));
+        return Ok(PatchSchema::Builtin);
     };
     let field = |k: &str| openapi.get(k).filter(|v| !v.is_null());
     let custom = field("path").is_some() || field("document").is_some();
@@ -36,7 +61,7 @@ pub fn schema_from_config(config: &Value, ctx: &Ctx) -> Result<Cow<'static, Sche
         if version.as_str() != Some(kustom_api::schema::BUILTIN_VERSION) {
             return Err(err!("the specified OpenAPI version is not built in"));
         }
-        return Ok(Cow::Borrowed(Schema::builtin()));
+        return Ok(PatchSchema::Builtin);
     }
     let doc = match (field("document"), field("path")) {
         (Some(Value::String(text)), _) => parse_schema_text(text)?,
@@ -50,16 +75,16 @@ pub fn schema_from_config(config: &Value, ctx: &Ctx) -> Result<Cow<'static, Sche
             parse_schema_text(&text).map_err(|e| e.context(format!("invalid file {path:?}")))?
         }
         (None, Some(_)) => return Err(err!("openapi path must be a string")),
-        (None, None) => return Ok(Cow::Borrowed(Schema::builtin())),
+        (None, None) => return Ok(PatchSchema::Builtin),
     };
     let custom = Schema::from_document(&doc)?;
     // kyaml also parses its builtin schema into the same global tables when
     // a type outside its precomputed list was seen before the custom schema
     // was set; the core tells us so with `withBuiltin`.
     if field("withBuiltin").and_then(Value::as_bool) == Some(true) {
-        return Ok(Cow::Owned(custom.merged_with(Schema::builtin())));
+        return Ok(PatchSchema::Custom(custom.merged_with(Schema::builtin())));
     }
-    Ok(Cow::Owned(custom))
+    Ok(PatchSchema::Custom(custom))
 }
 
 /// An OpenAPI document's text: JSON when it reads as JSON, else YAML.
