@@ -145,6 +145,30 @@ pub struct BuildFlags {
     pub max_alias_expansion: Option<usize>,
 }
 
+/// The values clap gives flags left out (`commands::tests` holds the two
+/// to each other).
+impl Default for BuildFlags {
+    fn default() -> Self {
+        BuildFlags {
+            load_restrictor: "LoadRestrictionsRootOnly".to_string(),
+            reorder: None,
+            enable_alpha_plugins: false,
+            enable_exec: false,
+            enable_helm: false,
+            helm_command: "helm".to_string(),
+            env: Vec::new(),
+            enable_managedby_label: false,
+            plugin_timeout: 60,
+            plugin_max_output: 256 * 1024 * 1024,
+            locked: false,
+            sandbox: Default::default(),
+            offline: false,
+            kustomize: Default::default(),
+            max_alias_expansion: None,
+        }
+    }
+}
+
 impl BuildFlags {
     /// `--load-restrictor`, checked.
     pub fn restrictor(&self) -> Result<LoadRestrictor, Error> {

@@ -187,7 +187,7 @@ pub fn main() -> i32 {
 /// that name and the description is kustomize's.
 fn parse_args(args: &[std::ffi::OsString]) -> Cli {
     use clap::FromArgMatches;
-    if let Some(cli) = parse_build_quickly(args) {
+    if let Some(cli) = parse_plain_build(args).or_else(|| parse_build_quickly(args)) {
         return cli;
     }
     let mut cmd = Cli::command();
@@ -217,6 +217,36 @@ fn parse_build_quickly(args: &[std::ffi::OsString]) -> Option<Cli> {
     Some(Cli {
         global: GlobalArgs::from_arg_matches(&matches).ok()?,
         command: Command::Build(build_settings::BuildArgs::from_arg_matches(sub).ok()?),
+    })
+}
+
+/// `kustom build [DIR]` without flags, as GitOps tools and scripts call
+/// it, read without clap: clap's first parse in a process runs much cold
+/// code (1 ms of the tiny overlay's build, which ends 0.15 ms sooner
+/// without it). Anything else goes to clap; the tests hold this to clap's
+/// result.
+fn parse_plain_build(args: &[std::ffi::OsString]) -> Option<Cli> {
+    let [_, command, rest @ ..] = args else {
+        return None;
+    };
+    if command != "build" {
+        return None;
+    }
+    let dir = match rest {
+        [] => std::path::PathBuf::from("."),
+        [dir] if !dir.is_empty() && !dir.as_encoded_bytes().starts_with(b"-") => dir.into(),
+        _ => return None,
+    };
+    Some(Cli {
+        global: GlobalArgs {
+            verbose: 0,
+            quiet: false,
+        },
+        command: Command::Build(build_settings::BuildArgs {
+            dir,
+            output: None,
+            flags: build_settings::BuildFlags::default(),
+        }),
     })
 }
 
@@ -315,4 +345,47 @@ fn init_logging(verbose: u8) {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::FromArgMatches;
+
+    /// What clap itself makes of `args`, with the whole command tree.
+    fn by_clap(args: &[&str]) -> String {
+        let matches = Cli::command().get_matches_from(args);
+        format!("{:?}", Cli::from_arg_matches(&matches).expect("parses"))
+    }
+
+    #[test]
+    fn a_plain_build_reads_as_clap_reads_it() {
+        for args in [
+            &["kustom", "build"][..],
+            &["kustom", "build", "overlays/prod"],
+            &["kustom", "build", "a dir with spaces"],
+            &["kustom", "build", "help"],
+        ] {
+            let os: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+            let plain = parse_plain_build(&os).expect("a plain build");
+            assert_eq!(format!("{plain:?}"), by_clap(args), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_clap() {
+        for args in [
+            &["kustom"][..],
+            &["kustom", "build", "-v"],
+            &["kustom", "build", "--enable-helm", "."],
+            &["kustom", "build", ".", "-o", "out"],
+            &["kustom", "build", "a", "b"],
+            &["kustom", "build", ""],
+            &["kustom", "-v", "build", "."],
+            &["kustom", "render", "."],
+        ] {
+            let os: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+            assert!(parse_plain_build(&os).is_none(), "{args:?}");
+        }
+    }
 }
