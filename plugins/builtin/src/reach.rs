@@ -14,8 +14,12 @@
 //!   the fields its specs name of the others (none of a spec whose first
 //!   key the resource does not have: it never creates a field);
 //! - `NameReferenceTransformer`: the head of every resource (each may be a
-//!   referral target, and an ambiguity is judged over all of them), the
-//!   whole of each resource some referrer field spec applies to;
+//!   referral target, and an ambiguity is judged over all of them), and of
+//!   each resource some referrer field spec applies to, the fields those
+//!   specs name two keys deep, where a path of two keys shows its first
+//!   whole (`roleRef/name` needs `roleRef`'s kind), and a RoleBinding's
+//!   `subjects` (their namespaces pick candidates). An ambiguity's message
+//!   shows whole resources: it makes the call again whole;
 //! - field-spec transformers (namespace, labels, annotations, name prefix
 //!   and suffix): the head of every resource, and the fields their specs
 //!   name, two keys deep (`spec.template`), where a spec applies to the
@@ -287,11 +291,22 @@ impl Reach {
                     }
                 }
                 Rule::References(specs) => {
-                    let gvks = gvks();
-                    if specs.iter().any(|fs| gvks.iter().any(|g| fs.applies_to(g))) {
-                        return Sight::Whole;
-                    }
                     sight.widen(Sight::head());
+                    let gvks = gvks();
+                    let mut referrer = false;
+                    for fs in specs
+                        .iter()
+                        .filter(|fs| gvks.iter().any(|g| fs.applies_to(g)))
+                    {
+                        referrer = true;
+                        match referring_keys(&fs.path) {
+                            Some(keys) => sight.widen_to_path(&keys),
+                            None => return Sight::Whole,
+                        }
+                    }
+                    if referrer && resource::kind(head) == "RoleBinding" {
+                        sight.widen_to_path(&["subjects".to_string()]);
+                    }
                 }
                 Rule::Images(specs) => {
                     // The transformer skips CRDs by kind, and rewrites the
@@ -434,6 +449,18 @@ fn map_keys(path: &str) -> Option<Vec<String>> {
             None => segment,
         };
         keys.push(key);
+    }
+    Some(keys)
+}
+
+/// The map keys of a referrer field a part must show: as [`map_keys`],
+/// but a path of two keys or fewer shows its first whole, so that the
+/// referring field's siblings are seen (`roleRef`'s `kind` and
+/// `apiGroup` beside its `name`).
+fn referring_keys(path: &str) -> Option<Vec<String>> {
+    let mut keys = map_keys(path)?;
+    if split_path(path).len() <= 2 {
+        keys.truncate(1);
     }
     Some(keys)
 }
@@ -636,17 +663,32 @@ mod tests {
     }
 
     #[test]
-    fn references_see_all_heads_and_referrers_whole() {
+    fn references_see_all_heads_and_the_referring_fields_of_referrers() {
         let r = reach(&[config(
             "NameReferenceTransformer",
-            json!({"nameReference": [{"kind": "ConfigMap", "version": "v1", "fieldSpecs": [
-                {"path": "spec/template/spec/volumes/configMap/name", "kind": "Deployment"}]}]}),
+            json!({"nameReference": [
+                {"kind": "ConfigMap", "version": "v1", "fieldSpecs": [
+                    {"path": "spec/template/spec/volumes/configMap/name", "kind": "Deployment"}]},
+                {"kind": "Role", "group": "rbac.authorization.k8s.io", "fieldSpecs": [
+                    {"path": "roleRef/name", "kind": "RoleBinding"}]},
+                {"kind": "Secret", "version": "v1", "fieldSpecs": [
+                    {"path": "[odd]/name", "kind": "Odd"}]}]}),
         )])
         .unwrap();
-        assert_eq!(
-            r.sight_of(&head("apps/v1", "Deployment", "d")),
-            Sight::Whole
-        );
+        // Two keys deep: the whole pod template, nothing else of the spec.
+        let mut deployment = Sight::head();
+        deployment.widen_to_path(&["spec".into(), "template".into()]);
+        assert_eq!(r.sight_of(&head("apps/v1", "Deployment", "d")), deployment);
+        // A path of two keys shows its first whole (roleRef's kind and
+        // apiGroup), and a RoleBinding's subjects go along.
+        let mut binding = Sight::head();
+        binding.widen_to_path(&["roleRef".into()]);
+        binding.widen_to_path(&["subjects".into()]);
+        let rb = head("rbac.authorization.k8s.io/v1", "RoleBinding", "b");
+        assert_eq!(r.sight_of(&rb), binding);
+        // A path no part can hold: the whole resource.
+        assert_eq!(r.sight_of(&head("v1", "Odd", "o")), Sight::Whole);
+        // Not a referrer: its head, as a possible referral target.
         assert_eq!(r.sight_of(&head("v1", "ConfigMap", "c")), Sight::head());
     }
 
