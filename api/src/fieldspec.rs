@@ -411,6 +411,18 @@ impl TransformerConfig {
     /// the same kind are merged into one; then every list is sorted.
     /// On error `self` is left unchanged.
     pub fn merge(&mut self, other: &TransformerConfig) -> Result<(), Error> {
+        // Every kustomization merges kustomize's defaults (and its own
+        // `configurations:`, usually none) into what its resources'
+        // kustomizations accumulated, most often those same defaults: a
+        // merge of nothing, or of a config into an equal one, only sorts.
+        // (Equal configs come out of merges or the embedded tables, which
+        // hold no two specs of one field with unlike `create`, the one case
+        // where merging a config into itself would fail.) Each list is
+        // otherwise searched once per incoming spec.
+        if other.is_empty() || self == other {
+            self.sort_fields();
+            return Ok(());
+        }
         let mut merged = self.clone();
         let mut incoming = other.clone();
         // kustomize's order of merging decides which conflict is reported.
@@ -443,6 +455,11 @@ impl TransformerConfig {
         merged.sort_fields();
         *self = merged;
         Ok(())
+    }
+
+    /// Whether it holds no spec at all.
+    pub fn is_empty(&self) -> bool {
+        *self == TransformerConfig::default()
     }
 
     /// The config as a JSON object in the `configurations:` schema.
@@ -1144,6 +1161,31 @@ mod tests {
             let converted: Value = serde_json::from_str(json).unwrap();
             assert_eq!(parsed[0], converted, "{name}");
         }
+    }
+
+    #[test]
+    fn merging_nothing_or_an_equal_config_changes_nothing() {
+        let mut merged = TransformerConfig::default();
+        merged.merge(&TransformerConfig::defaults()).unwrap();
+        let before = merged.clone();
+        merged.merge(&before.clone()).unwrap();
+        assert_eq!(merged, before);
+        merged.merge(&TransformerConfig::default()).unwrap();
+        assert_eq!(merged, before);
+        // An equal config that is not the defaults takes the same path.
+        let extra = TransformerConfig {
+            images: vec![FieldSpec {
+                path: "spec/image".into(),
+                kind: "Custom".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        merged.merge(&extra).unwrap();
+        let with_extra = merged.clone();
+        assert!(with_extra.images.iter().any(|f| f.kind == "Custom"));
+        merged.merge(&with_extra).unwrap();
+        assert_eq!(merged, with_extra);
     }
 
     #[test]

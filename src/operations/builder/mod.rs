@@ -243,6 +243,11 @@ impl Builder {
         stack: &[PathBuf],
     ) -> Result<Accumulator, Error> {
         let k = &t.kust;
+        if !k.patches.is_empty() || !k.patches_strategic_merge.is_empty() {
+            // Its patch calls merge with the OpenAPI schema: have the
+            // builtin's server build it while this tree still loads.
+            crate::plugin_host::exec::fork_server::preload_schema();
+        }
         self.fetch_remote_files(t)?;
         self.choose_schema(t)?;
         let mut acc = self

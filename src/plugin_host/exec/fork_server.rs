@@ -118,6 +118,34 @@ pub fn start(child_init: fn()) {
     });
 }
 
+/// The message that asks the server for the builtin's remaining tables
+/// now; it sends no answer.
+const PRELOAD_NOW: &[u8] = b"preload";
+
+/// Tell the server that the build's calls will merge patches, so that it
+/// builds the OpenAPI schema now, while the core still loads the tree,
+/// rather than in each of the first calls (once per process).
+pub fn preload_schema() {
+    static SENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let Some(server) = SERVER.get() else {
+        return;
+    };
+    if SENT.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let socket = server.socket.lock().unwrap_or_else(|e| e.into_inner());
+    // A lost hint only leaves the schema to the calls.
+    // SAFETY: sending a local buffer of its length.
+    unsafe {
+        libc::send(
+            socket.as_raw_fd(),
+            PRELOAD_NOW.as_ptr().cast(),
+            PRELOAD_NOW.len(),
+            libc::MSG_NOSIGNAL,
+        )
+    };
+}
+
 /// Whether builtin calls can go to the fork server.
 pub fn running() -> bool {
     SERVER.get().is_some()
@@ -339,6 +367,10 @@ fn serve(socket: OwnedFd, core: libc::pid_t, child_init: fn()) -> ! {
             // SAFETY: ending the server.
             unsafe { libc::_exit(0) }
         };
+        if body == PRELOAD_NOW && fds.is_empty() {
+            preload.by_ref().for_each(|step| step());
+            continue;
+        }
         let answer = match serde_json::from_slice::<Request>(&body) {
             Ok(request) if fds.len() == 3 + usize::from(request.ruleset) => {
                 let setup = ChildSetup::new(for_child(&request.confinement), None);
