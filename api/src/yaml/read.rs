@@ -206,41 +206,34 @@ pub fn for_each_resource_document(
     // Only with the default rules: the second thread reads with its own
     // (default) thread-local ones.
     let half = if direct { later_half(&all) } else { None };
-    let Some(half) = half else {
-        let mut reader = PieceReader::new(direct);
-        for &(piece, line) in &all {
-            if let Some(doc) = reader.read(piece, line)? {
-                f(doc)?;
-            }
-        }
-        return Ok(());
-    };
-    let (earlier, later) = all.split_at(half);
+    let (earlier, later) = all.split_at(half.unwrap_or(all.len()));
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        // Read until the first error, or until the caller has stopped.
-        let read_later = || {
-            let mut reader = PieceReader::new(true);
-            let mut docs = Vec::with_capacity(later.len());
-            for &(piece, line) in later {
-                if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    break;
-                }
-                let doc = reader.read(piece, line);
-                let failed = doc.is_err();
-                docs.push(doc);
-                if failed {
-                    break;
-                }
-            }
-            docs
-        };
-        // No second thread (a sandbox may refuse one): read it all here.
-        let second = std::thread::Builder::new()
-            .name("read-later".into())
-            .spawn_scoped(scope, read_later)
-            .ok();
-        let mut reader = PieceReader::new(true);
+        // The later pieces, read until the first error or until the caller
+        // has stopped. No second thread (a small stream, or a sandbox that
+        // refuses one): this thread reads them after the earlier ones.
+        let second = (!later.is_empty()).then(|| {
+            std::thread::Builder::new()
+                .name("read-later".into())
+                .spawn_scoped(scope, || {
+                    let mut reader = PieceReader::new(direct);
+                    let mut docs = Vec::with_capacity(later.len());
+                    for &(piece, line) in later {
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            break;
+                        }
+                        let doc = reader.read(piece, line);
+                        let failed = doc.is_err();
+                        docs.push(doc);
+                        if failed {
+                            break;
+                        }
+                    }
+                    docs
+                })
+                .ok()
+        });
+        let mut reader = PieceReader::new(direct);
         let mut each = |doc: Result<Option<ResourceDocument>, YamlError>| -> Result<(), Error> {
             match doc? {
                 Some(doc) => f(doc),
@@ -250,7 +243,7 @@ pub fn for_each_resource_document(
         let result = earlier
             .iter()
             .try_for_each(|&(piece, line)| each(reader.read(piece, line)));
-        let Some(second) = second else {
+        let Some(Some(second)) = second else {
             return result.and_then(|()| {
                 later
                     .iter()

@@ -138,8 +138,9 @@ enum Rule {
     Patch(Box<Picks>),
     /// The whole of resources marked for a hash suffix.
     Hashed,
-    /// The head of all, the whole of referrers.
-    References(Vec<FieldSpec>),
+    /// The head of all, and of referrers the fields each spec names: its
+    /// map keys as [`referring_keys`] gives them (None: the whole).
+    References(Vec<(FieldSpec, Option<Vec<String>>)>),
     /// The head of all and the named fields; with `subjects`, the subjects
     /// of role bindings too.
     FieldSpecs {
@@ -186,9 +187,16 @@ impl Reach {
                     patch_json6902::configure(config, ctx).ok()?.picks()?,
                 )),
                 "HashTransformer" if !may_mark_hash => Rule::Hashed,
-                "NameReferenceTransformer" => {
-                    Rule::References(name_reference::referrer_specs(config).ok()?)
-                }
+                "NameReferenceTransformer" => Rule::References(
+                    name_reference::referrer_specs(config)
+                        .ok()?
+                        .into_iter()
+                        .map(|fs| {
+                            let keys = referring_keys(&fs.path);
+                            (fs, keys)
+                        })
+                        .collect(),
+                ),
                 "NamespaceTransformer" => {
                     let Some(specs) = namespace::reach_specs(config).ok()? else {
                         continue;
@@ -294,13 +302,13 @@ impl Reach {
                     sight.widen(Sight::head());
                     let gvks = gvks();
                     let mut referrer = false;
-                    for fs in specs
+                    for (_, keys) in specs
                         .iter()
-                        .filter(|fs| gvks.iter().any(|g| fs.applies_to(g)))
+                        .filter(|(fs, _)| gvks.iter().any(|g| fs.applies_to(g)))
                     {
                         referrer = true;
-                        match referring_keys(&fs.path) {
-                            Some(keys) => sight.widen_to_path(&keys),
+                        match keys {
+                            Some(keys) => sight.widen_to_path(keys),
                             None => return Sight::Whole,
                         }
                     }

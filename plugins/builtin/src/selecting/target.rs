@@ -117,7 +117,7 @@ impl Pattern {
     }
 }
 
-/// Characters with a meaning in Go's regexp syntax.
+/// Characters with a meaning in Go's regexp syntax (those `regexp.QuoteMeta` escapes).
 const REGEXP_META: &[char] = &[
     '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
 ];
