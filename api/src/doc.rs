@@ -14,6 +14,7 @@ use crate::protocol::{
 use crate::{resid, resource, yaml, Error, ResId, Value};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use std::fmt;
+use std::sync::Arc;
 
 /// Annotations the core reads without parsing the whole resource.
 const TRACKED_ANNOTATIONS: &[&str] = &[
@@ -25,9 +26,16 @@ const TRACKED_ANNOTATIONS: &[&str] = &[
     LOCAL_CONFIG,
 ];
 
-/// One resource as compact JSON, with its identity read out.
+/// One resource as compact JSON, with its identity read out. Read-only
+/// and shared: a clone (a cached base handed to each kustomization that
+/// lists it, the audit log's copy before a call) costs a reference count,
+/// not a copy of the text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Doc {
+pub struct Doc(Arc<Text>);
+
+/// What a [`Doc`] shares between its clones.
+#[derive(Debug, PartialEq)]
+struct Text {
     json: Box<str>,
     head: Head,
 }
@@ -54,6 +62,10 @@ type HeadSpans = [Option<(usize, usize)>; 3];
 const HEAD_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
 
 impl Doc {
+    fn of(json: Box<str>, head: Head) -> Doc {
+        Doc(Arc::new(Text { json, head }))
+    }
+
     /// Encode a parsed resource.
     pub fn from_value(v: &Value) -> Doc {
         let annotations = TRACKED_ANNOTATIONS
@@ -61,9 +73,9 @@ impl Doc {
             .filter_map(|k| resource::annotation(v, k).map(|a| (*k, a.to_string())))
             .collect();
         let (json, spans) = encode(v);
-        Doc {
-            json: json.into_boxed_str(),
-            head: Head {
+        Doc::of(
+            json.into_boxed_str(),
+            Head {
                 api_version: resource::api_version(v).to_string(),
                 kind: resource::kind(v).to_string(),
                 name: resource::name(v).to_string(),
@@ -71,7 +83,7 @@ impl Doc {
                 annotations,
                 spans,
             },
-        }
+        )
     }
 
     /// A resource the YAML reader wrote straight to JSON text
@@ -87,10 +99,7 @@ impl Doc {
                 let _ = read_head_field(&mut head, field, &object.json()[start..end]);
             }
         }
-        Doc {
-            json: object.into_json().into_boxed_str(),
-            head,
-        }
+        Doc::of(object.into_json().into_boxed_str(), head)
     }
 
     /// Take one JSON object's text as it is, reading only its identity.
@@ -99,10 +108,7 @@ impl Doc {
         // The values were borrowed from `text`: their addresses give offsets.
         let base = text.as_ptr() as usize;
         head.spans = addresses.map(|a| a.map(|(at, len)| (at - base, at - base + len)));
-        Ok(Doc {
-            json: text.into(),
-            head,
-        })
+        Ok(Doc::of(text.into(), head))
     }
 
     /// A resource from its top-level entries, whose values are JSON texts
@@ -122,15 +128,12 @@ impl Doc {
                 let _ = read_head_field(&mut head, field, raw);
             }
         });
-        Doc {
-            json: out.into_boxed_str(),
-            head,
-        }
+        Doc::of(out.into_boxed_str(), head)
     }
 
     /// The resource, parsed.
     pub fn value(&self) -> Value {
-        crate::json::from_str(&self.json).expect("a Doc holds valid JSON")
+        crate::json::from_str(&self.0.json).expect("a Doc holds valid JSON")
     }
 
     /// Change the resource: parse, edit, encode again.
@@ -142,45 +145,47 @@ impl Doc {
 
     /// The compact JSON text.
     pub fn json(&self) -> &str {
-        &self.json
+        &self.0.json
     }
 
     /// The JSON texts of `apiVersion`, `kind` and `metadata` (each `None`
     /// where absent), found without scanning the rest of the resource.
     pub fn head_texts(&self) -> [Option<&str>; 3] {
-        self.head
+        self.0
+            .head
             .spans
-            .map(|span| span.map(|(a, b)| &self.json[a..b]))
+            .map(|span| span.map(|(a, b)| &self.0.json[a..b]))
     }
 
     /// apiVersion, or "".
     pub fn api_version(&self) -> &str {
-        &self.head.api_version
+        &self.0.head.api_version
     }
 
     /// kind, or "".
     pub fn kind(&self) -> &str {
-        &self.head.kind
+        &self.0.head.kind
     }
 
     /// metadata.name, or "".
     pub fn name(&self) -> &str {
-        &self.head.name
+        &self.0.head.name
     }
 
     /// The current id.
     pub fn id(&self) -> ResId {
         ResId {
-            gvk: crate::Gvk::from_api_version(&self.head.api_version, &self.head.kind),
-            name: self.head.name.clone(),
-            namespace: self.head.namespace.clone(),
+            gvk: crate::Gvk::from_api_version(&self.0.head.api_version, &self.0.head.kind),
+            name: self.0.head.name.clone(),
+            namespace: self.0.head.namespace.clone(),
         }
     }
 
     /// A tracked annotation's string value (see `TRACKED_ANNOTATIONS`).
     pub fn annotation(&self, key: &str) -> Option<&str> {
         debug_assert!(TRACKED_ANNOTATIONS.contains(&key), "{key} is not tracked");
-        self.head
+        self.0
+            .head
             .annotations
             .iter()
             .find(|(k, _)| *k == key)
@@ -189,7 +194,7 @@ impl Doc {
 
     /// The ids the resource had before its renames, oldest first.
     pub fn previous_ids(&self) -> Vec<ResId> {
-        resid::previous_ids_from(&self.head.api_version, |k| self.annotation(k))
+        resid::previous_ids_from(&self.0.head.api_version, |k| self.annotation(k))
     }
 }
 
@@ -199,7 +204,7 @@ pub fn same_resources(a: &[Doc], b: &[Doc]) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)
-            .all(|(x, y)| x.json == y.json || x.value() == y.value())
+            .all(|(x, y)| x.0.json == y.0.json || x.value() == y.value())
 }
 
 /// Write `{"key":raw,…}` for the entries in order (each `raw` already JSON
@@ -269,12 +274,12 @@ pub fn to_values(docs: &[Doc]) -> Vec<Value> {
 /// compact JSON documents), after the parsed `head` documents.
 pub fn write_json_stream(head: &[Value], docs: &[Doc]) -> Vec<u8> {
     let mut out = protocol::write_json_stream(head);
-    out.reserve(docs.iter().map(|d| d.json.len() + 5).sum());
+    out.reserve(docs.iter().map(|d| d.0.json.len() + 5).sum());
     for d in docs {
         if !out.is_empty() {
             out.extend_from_slice(b"---\n");
         }
-        out.extend_from_slice(d.json.as_bytes());
+        out.extend_from_slice(d.0.json.as_bytes());
         out.push(b'\n');
     }
     out
