@@ -745,75 +745,56 @@ fn parse_name_back_reference(value: &Value) -> Result<NameBackReference, Error> 
 // The embedded default tables
 // ---------------------------------------------------------------------------
 
-// The tables as JSON, converted from src/data/fieldspecs/*.yaml by build.rs.
-const NAME_PREFIX_JSON: &str =
-    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/nameprefix.json"));
-const NAMESPACE_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/namespace.json"));
-const COMMON_LABELS_JSON: &str =
-    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/commonlabels.json"));
-const TEMPLATE_LABELS_JSON: &str =
-    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/templatelabels.json"));
-const COMMON_ANNOTATIONS_JSON: &str = include_str!(concat!(
-    env!("OUT_DIR"),
-    "/fieldspecs/commonannotations.json"
-));
-const IMAGES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/images.json"));
-const REPLICAS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/replicas.json"));
-const VAR_REFERENCE_JSON: &str =
-    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/varreference.json"));
-const NAME_REFERENCE_JSON: &str =
-    include_str!(concat!(env!("OUT_DIR"), "/fieldspecs/namereference.json"));
+/// One embedded field spec: group, version, kind, path, create.
+type SpecRow = (&'static str, &'static str, &'static str, &'static str, bool);
 
-/// The list in one embedded table: either a bare sequence or a mapping with
-/// the `configurations:` key (`key`) holding it.
-fn table(json: &str, file: &str, key: &str) -> Value {
-    let doc: Value = serde_json::from_str(json)
-        .unwrap_or_else(|e| panic!("embedded table {file} is not valid JSON: {e}"));
-    match doc {
-        Value::Object(mut map) => map.remove(key).unwrap_or(Value::Null),
-        v => v,
-    }
+/// One embedded name back-reference: group, version, kind, referrers.
+type BackReferenceRow = (&'static str, &'static str, &'static str, &'static [SpecRow]);
+
+// The tables as constants, from src/data/fieldspecs/*.yaml by build.rs:
+// NAME_PREFIX, NAMESPACE, COMMON_LABELS, TEMPLATE_LABELS,
+// COMMON_ANNOTATIONS, IMAGES, REPLICAS, VAR_REFERENCE, NAME_REFERENCE.
+include!(concat!(env!("OUT_DIR"), "/fieldspecs.rs"));
+
+fn specs(rows: &[SpecRow]) -> Vec<FieldSpec> {
+    rows.iter()
+        .map(|&(group, version, kind, path, create)| FieldSpec {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+            path: path.into(),
+            create,
+        })
+        .collect()
 }
 
-fn table_specs(text: &str, file: &str, key: &str) -> Vec<FieldSpec> {
-    parse_list(&table(text, file, key), key, parse_field_spec)
-        .unwrap_or_else(|e| panic!("embedded table {file}: {e}"))
-}
-
-/// Build the default config from the embedded tables. The tables are part
-/// of the program, so a malformed one is a bug (caught by the unit tests),
-/// not an input error.
+/// Build the default config from the embedded tables.
 fn load_defaults() -> TransformerConfig {
-    let name = table_specs(NAME_PREFIX_JSON, "nameprefix.yaml", "namePrefix");
-    let template_labels = table_specs(
-        TEMPLATE_LABELS_JSON,
-        "templatelabels.yaml",
-        "templateLabels",
-    );
-    let mut common_labels = table_specs(COMMON_LABELS_JSON, "commonlabels.yaml", "commonLabels");
+    let name = specs(NAME_PREFIX);
+    let template_labels = specs(TEMPLATE_LABELS);
+    let mut common_labels = specs(COMMON_LABELS);
     common_labels.extend(template_labels.iter().cloned());
-    let name_reference = parse_list(
-        &table(NAME_REFERENCE_JSON, "namereference.yaml", "nameReference"),
-        "nameReference",
-        parse_name_back_reference,
-    )
-    .unwrap_or_else(|e| panic!("embedded table namereference.yaml: {e}"));
+    let name_reference = NAME_REFERENCE
+        .iter()
+        .map(|&(group, version, kind, referrers)| NameBackReference {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+            field_specs: specs(referrers),
+        })
+        .collect();
     let mut tc = TransformerConfig {
         name_prefix: name.clone(),
         name_suffix: name,
-        namespace: table_specs(NAMESPACE_JSON, "namespace.yaml", "namespace"),
+        namespace: specs(NAMESPACE),
         common_labels,
         labels: Vec::new(),
         template_labels,
-        common_annotations: table_specs(
-            COMMON_ANNOTATIONS_JSON,
-            "commonannotations.yaml",
-            "commonAnnotations",
-        ),
+        common_annotations: specs(COMMON_ANNOTATIONS),
         name_reference,
-        var_reference: table_specs(VAR_REFERENCE_JSON, "varreference.yaml", "varReference"),
-        images: table_specs(IMAGES_JSON, "images.yaml", "images"),
-        replicas: table_specs(REPLICAS_JSON, "replicas.yaml", "replicas"),
+        var_reference: specs(VAR_REFERENCE),
+        images: specs(IMAGES),
+        replicas: specs(REPLICAS),
     };
     tc.sort_fields();
     tc
@@ -1141,26 +1122,44 @@ mod tests {
         );
     }
 
+    /// The constants build.rs made hold what the YAML files say, read by
+    /// the crate's own YAML reader and the strict `configurations:` parser.
     #[test]
-    fn converted_tables_equal_the_yaml() {
+    fn generated_tables_equal_the_yaml() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/data/fieldspecs");
-        for (name, json) in [
-            ("nameprefix", NAME_PREFIX_JSON),
-            ("namespace", NAMESPACE_JSON),
-            ("commonlabels", COMMON_LABELS_JSON),
-            ("templatelabels", TEMPLATE_LABELS_JSON),
-            ("commonannotations", COMMON_ANNOTATIONS_JSON),
-            ("images", IMAGES_JSON),
-            ("replicas", REPLICAS_JSON),
-            ("varreference", VAR_REFERENCE_JSON),
-            ("namereference", NAME_REFERENCE_JSON),
-        ] {
+        let read = |name: &str| {
             let yaml = std::fs::read_to_string(format!("{dir}/{name}.yaml")).unwrap();
             let parsed = crate::yaml::parse_stream(&yaml).unwrap();
             assert_eq!(parsed.len(), 1, "{name}");
-            let converted: Value = serde_json::from_str(json).unwrap();
-            assert_eq!(parsed[0], converted, "{name}");
+            parsed.into_iter().next().unwrap()
+        };
+        for (name, key, rows) in [
+            ("nameprefix", "namePrefix", NAME_PREFIX),
+            ("namespace", "namespace", NAMESPACE),
+            ("commonlabels", "commonLabels", COMMON_LABELS),
+            ("templatelabels", "templateLabels", TEMPLATE_LABELS),
+            ("commonannotations", "commonAnnotations", COMMON_ANNOTATIONS),
+            ("images", "images", IMAGES),
+            ("replicas", "replicas", REPLICAS),
+            ("varreference", "varReference", VAR_REFERENCE),
+        ] {
+            let doc = read(name);
+            let list = match &doc {
+                Value::Object(map) => map.get(key).cloned().unwrap_or(Value::Null),
+                other => other.clone(),
+            };
+            let strict = parse_list(&list, key, parse_field_spec).unwrap();
+            assert!(!strict.is_empty(), "{name}");
+            assert_eq!(specs(rows), strict, "{name}");
         }
+        let strict = TransformerConfig::from_value(&read("namereference")).unwrap();
+        let mut generated = TransformerConfig {
+            name_reference: load_defaults().name_reference,
+            ..Default::default()
+        };
+        generated.sort_fields();
+        assert_eq!(generated.name_reference, strict.name_reference);
+        assert!(!strict.name_reference.is_empty());
     }
 
     #[test]

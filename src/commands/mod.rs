@@ -144,11 +144,6 @@ pub fn main() -> i32 {
         fork_server::start(init_plugin_logging);
         // The core only (see crate::allocator).
         crate::allocator::keep_freed_pages();
-        // kustomize's default field specs, which every build needs, are
-        // parsed on the other core while this one parses arguments and
-        // reads the tree (after the fork: the server must be forked from a
-        // single-threaded process).
-        std::thread::spawn(|| drop(kustom_api::fieldspec::TransformerConfig::defaults()));
     }
     let cli = parse_args(&args);
     init_logging(cli.global.verbose);
