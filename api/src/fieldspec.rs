@@ -495,13 +495,28 @@ impl TransformerConfig {
                 gvk_sort_key(&g),
             )
         };
+        // Most lists come sorted (from the tables or an earlier merge):
+        // checking costs no allocation, sorting one per entry.
         for name in FIELD_SPEC_KEYS {
             if let Some(list) = self.field_specs_mut(name) {
-                list.sort_by_cached_key(|f| key(f.gvk()));
+                if !sorted_by_gvk(list.iter().map(|f| [&*f.group, &*f.version, &*f.kind])) {
+                    list.sort_by_cached_key(|f| key(f.gvk()));
+                }
             }
         }
-        self.name_reference.sort_by_cached_key(|n| key(n.gvk()));
+        let gvks = self.name_reference.iter();
+        if !sorted_by_gvk(gvks.map(|n| [&*n.group, &*n.version, &*n.kind])) {
+            self.name_reference.sort_by_cached_key(|n| key(n.gvk()));
+        }
     }
+}
+
+/// Whether `[group, version, kind]`s come in kustomize's gvk order.
+fn sorted_by_gvk<'a>(mut gvks: impl Iterator<Item = [&'a str; 3]>) -> bool {
+    let Some(mut prev) = gvks.next() else {
+        return true;
+    };
+    gvks.all(|g| compare_gvk_parts(std::mem::replace(&mut prev, g), g).is_le())
 }
 
 /// Merge one back-reference into a list (kustomize's `nbrSlice.mergeOne`):
@@ -526,7 +541,7 @@ fn merge_name_back_reference(
     Ok(())
 }
 
-use crate::resid::{gvk_sort_key, kind_rank, KIND_ORDER_FIRST, KIND_ORDER_LAST};
+use crate::resid::{compare_gvk_parts, gvk_sort_key, kind_rank, KIND_ORDER_FIRST, KIND_ORDER_LAST};
 
 // ---------------------------------------------------------------------------
 // Reading configs
@@ -1160,6 +1175,43 @@ mod tests {
         generated.sort_fields();
         assert_eq!(generated.name_reference, strict.name_reference);
         assert!(!strict.name_reference.is_empty());
+    }
+
+    /// What the core's accumulator relies on to take a kustomization's
+    /// config as it is when it has none yet.
+    #[test]
+    fn merging_the_defaults_into_nothing_gives_the_defaults() {
+        let mut merged = TransformerConfig::default();
+        merged.merge(&TransformerConfig::defaults()).unwrap();
+        assert_eq!(merged, TransformerConfig::defaults());
+    }
+
+    /// Lists that come unsorted are sorted; sorted ones stay as they are.
+    #[test]
+    fn sorting_orders_unsorted_lists_only() {
+        let mut tc = TransformerConfig {
+            images: vec![
+                fs("StatefulSet", "spec/a", false),
+                fs("Deployment", "spec/b", false),
+                fs("", "spec/c", false),
+                fs("Deployment", "spec/a", false),
+            ],
+            ..Default::default()
+        };
+        tc.sort_fields();
+        let kinds_paths: Vec<_> = tc.images.iter().map(|f| (&*f.kind, &*f.path)).collect();
+        assert_eq!(
+            kinds_paths,
+            [
+                ("Deployment", "spec/b"),
+                ("Deployment", "spec/a"),
+                ("StatefulSet", "spec/a"),
+                ("", "spec/c")
+            ]
+        );
+        let before = tc.clone();
+        tc.sort_fields();
+        assert_eq!(tc, before);
     }
 
     #[test]

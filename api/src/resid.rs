@@ -254,8 +254,71 @@ pub fn gvk_sort_key(g: &Gvk) -> String {
 /// kustomize's gvk order: by rank in the legacy kind order, then by
 /// [`gvk_sort_key`].
 pub fn compare_gvk(a: &Gvk, b: &Gvk) -> std::cmp::Ordering {
+    compare_gvk_parts(
+        [&a.group, &a.version, &a.kind],
+        [&b.group, &b.version, &b.kind],
+    )
+}
+
+/// [`compare_gvk`] of `[group, version, kind]`, without building the sort
+/// texts.
+pub fn compare_gvk_parts<'a>(a: [&'a str; 3], b: [&'a str; 3]) -> std::cmp::Ordering {
     let rank = |k: &str| kind_rank(k, KIND_ORDER_FIRST, KIND_ORDER_LAST);
-    rank(&a.kind)
-        .cmp(&rank(&b.kind))
-        .then_with(|| gvk_sort_key(a).cmp(&gvk_sort_key(b)))
+    // The bytes of `gvk_sort_key`'s text.
+    fn or<'a>(empty: &'static str, part: &'a str) -> &'a str {
+        if part.is_empty() {
+            empty
+        } else {
+            part
+        }
+    }
+    let text = |[g, v, k]: [&'a str; 3]| {
+        or("~G", g)
+            .bytes()
+            .chain(*b"_")
+            .chain(or("~V", v).bytes())
+            .chain(*b"_")
+            .chain(or("~K", k).bytes())
+    };
+    rank(a[2])
+        .cmp(&rank(b[2]))
+        .then_with(|| text(a).cmp(text(b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The comparison without sort texts orders as the sort texts do.
+    #[test]
+    fn comparing_parts_agrees_with_the_sort_text() {
+        let parts = [
+            ["", "", ""],
+            ["", "v1", "Service"],
+            ["", "v1", "Namespace"],
+            ["apps", "v1", "Deployment"],
+            ["apps", "", "Deployment"],
+            ["a_b", "v1", "X"],
+            ["a", "b_v1", "X"],
+            ["~", "v1", "X"],
+            ["}", "v1", "X"],
+            ["rbac.authorization.k8s.io", "v1", "ClusterRole"],
+            ["", "", "ValidatingWebhookConfiguration"],
+        ];
+        let gvk = |[g, v, k]: [&str; 3]| Gvk {
+            group: g.into(),
+            version: v.into(),
+            kind: k.into(),
+        };
+        for a in parts {
+            for b in parts {
+                let rank = |k: &str| kind_rank(k, KIND_ORDER_FIRST, KIND_ORDER_LAST);
+                let by_text = rank(a[2])
+                    .cmp(&rank(b[2]))
+                    .then_with(|| gvk_sort_key(&gvk(a)).cmp(&gvk_sort_key(&gvk(b))));
+                assert_eq!(compare_gvk_parts(a, b), by_text, "{a:?} {b:?}");
+                assert_eq!(compare_gvk(&gvk(a), &gvk(b)), by_text, "{a:?} {b:?}");
+            }
+        }
+    }
 }

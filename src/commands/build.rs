@@ -25,7 +25,7 @@ pub fn build_with(args: &BuildArgs, lock: Arc<LockState>, write: bool) -> Result
         settings.audit = Some(log.for_root(&args.dir.display().to_string()));
     }
     let mut builder = Builder::new(settings, restrictor);
-    builder.read_ahead(&args.dir);
+    builder.read_ahead();
     let built = builder.build_root(&args.dir, reorder, args.enable_managedby_label)?;
     let resources = &built.resources;
     // The lock learns new remotes only after a successful build.

@@ -90,12 +90,17 @@ impl Settings {
             self.remote.files_json().as_deref(),
         );
         let started = std::time::Instant::now();
-        let reach = Reach::of(&batch[generators..], &ctx)?;
         // A resource too small to cut is sent whole unless the call sees
         // nothing of it: when it sees every head, none is left out, so
-        // the call is whole without asking what it sees of each.
+        // the call is whole without asking what it sees of each (nor, when
+        // generators see every head, what the transformers reach).
+        let all_small = resources.iter().all(|d| d.json().len() < PART_MIN_BYTES);
+        if generators > 0 && all_small {
+            return None;
+        }
+        let reach = Reach::of(&batch[generators..], &ctx)?;
         let sees_every_head = generators > 0 || reach.sees_every_head();
-        if sees_every_head && resources.iter().all(|d| d.json().len() < PART_MIN_BYTES) {
+        if sees_every_head && all_small {
             return None;
         }
         let mut sent: Vec<Sent> = Vec::new();

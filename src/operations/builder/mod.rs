@@ -62,8 +62,10 @@ pub struct Builder {
     shared: Option<Arc<shared::SharedBases>>,
     /// A base came from `shared` (see [`Builder::depends_on_sharing`]).
     used_shared: std::sync::atomic::AtomicBool,
-    /// Large resource files read ahead (`kustom build`, see [`prefetch`]).
-    prefetch: Option<prefetch::Prefetch>,
+    /// Read large resource files ahead (`kustom build`, see [`prefetch`]).
+    read_ahead: bool,
+    /// The reader ahead, once the root showed it has something to read.
+    prefetch: OnceLock<prefetch::Prefetch>,
 }
 
 /// One kustomization being built: its directory, file and parsed content.
@@ -120,15 +122,17 @@ impl Builder {
             unknown_type_seen: std::sync::atomic::AtomicBool::new(false),
             shared: None,
             used_shared: std::sync::atomic::AtomicBool::new(false),
-            prefetch: None,
+            read_ahead: false,
+            prefetch: OnceLock::new(),
         }
     }
 
-    /// Read the large resource files of the tree in `root` ahead on another
-    /// core while the build goes (see [`prefetch`]); for one build of one
-    /// local root.
-    pub fn read_ahead(&mut self, root: &Path) {
-        self.prefetch = prefetch::Prefetch::start(root);
+    /// Read the large resource files of the tree ahead on another core
+    /// while the build goes (see [`prefetch`]); for one build of one local
+    /// root. The reader starts once the root's kustomization is read, if
+    /// it lists a directory or a large file.
+    pub fn read_ahead(&mut self) {
+        self.read_ahead = true;
     }
 
     /// A builder that takes base builds from, and gives them to, `shared`
@@ -178,6 +182,11 @@ impl Builder {
             _ => (canonical_dir(dir)?, None),
         };
         let mut target = load_target(&dir, None, self.restrictor)?;
+        if self.read_ahead && remote.is_none() && prefetch::worth_it(&target.dir, &target.kust) {
+            if let Some(reader) = prefetch::Prefetch::start(&dir) {
+                let _ = self.prefetch.set(reader);
+            }
+        }
         target.top = true;
         target.remote = remote;
         // The top's buildMetadata governs the whole tree, as in kustomize.
@@ -266,7 +275,16 @@ impl Builder {
         }
         let mut tc = TransformerConfig::defaults();
         tc.merge(&user)?;
-        acc.config.merge(&tc)?;
+        // A leaf's accumulator has no config yet, and merging the defaults
+        // into nothing gives them back as they are (a unit test of
+        // kustom_api::fieldspec holds that). Not so a merge with a user's
+        // `configurations:`: the second merge drops specs the first kept
+        // (kustomize's field equality is not symmetric).
+        if acc.config.is_empty() && user.is_empty() {
+            acc.config = tc;
+        } else {
+            acc.config.merge(&tc)?;
+        }
         for c in &k.crds {
             let text = self.read_file(t, c)?;
             let tc = crate::operations::crds::config_from_crd_file(&text, c)

@@ -2,7 +2,8 @@
 //!
 //! A build loads its kustomizations one after another: a component's CRD
 //! bundle is parsed only once the kustomizations before it are done, on one
-//! core, while the other waits. For `kustom build`, a thread walks the tree
+//! core, while the other waits. For `kustom build` of a root that lists a
+//! directory or a large file ([`worth_it`]), a thread walks the tree
 //! from the root in build order (`resources`, `bases`, `components` of each
 //! local kustomization), lists the large resource files, and parses them
 //! into `Doc`s (the same ones [`super::resources`] makes) from the last
@@ -33,6 +34,18 @@ const AHEAD_MIN_BYTES: u64 = 256 * 1024;
 
 /// Kustomizations deeper than this below the root are not walked.
 const MAX_DEPTH: usize = 32;
+
+/// Whether the kustomization `kust` in `dir` lists what a reader ahead is
+/// for: a directory (whose tree may hold large files) or a large file. A
+/// small overlay's build does not start the thread.
+pub fn worth_it(dir: &Path, kust: &kustomization::Kustomization) -> bool {
+    [&kust.resources, &kust.bases, &kust.components]
+        .into_iter()
+        .flatten()
+        .filter(|entry| !entry.contains("://"))
+        .filter_map(|entry| std::fs::metadata(dir.join(entry)).ok())
+        .any(|m| m.is_dir() || (m.is_file() && m.len() >= AHEAD_MIN_BYTES))
+}
 
 /// Where one file stands.
 enum State {

@@ -401,7 +401,7 @@ impl Builder {
         if full.is_file() {
             let real = self.check_restriction(t, &full, p)?;
             let origin = t.origin_of(p).map(|trail| trail.origin());
-            let ahead = match (&origin, &self.prefetch) {
+            let ahead = match (&origin, self.prefetch.get()) {
                 (None, Some(prefetch)) => prefetch.take(&real),
                 _ => None,
             };

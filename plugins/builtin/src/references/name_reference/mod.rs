@@ -37,6 +37,7 @@
 use crate::Ctx;
 use kustom_api::fieldspec::{split_path, FieldSpec};
 use kustom_api::{err, protocol, resource, yaml, Error, Gvk, Value};
+use serde::Deserialize;
 use std::collections::HashMap;
 
 mod candidates;
@@ -63,7 +64,8 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Resu
 
 /// The config's back-references, merged as kustomize merges them.
 fn back_refs(config: &Value) -> Result<Vec<BackRef>, Error> {
-    let config: Config = serde_json::from_value(config.clone())
+    // Read from the borrowed value: the table is large, a copy is not free.
+    let config = Config::deserialize(config)
         .map_err(|e| err!("invalid NameReferenceTransformer config: {e}"))?;
     normalize(config.name_reference.unwrap_or_default())
 }
