@@ -33,6 +33,11 @@ pub struct FieldSpec {
 }
 
 impl FieldSpec {
+    /// `[group, version, kind]`, borrowed.
+    fn gvk_parts(&self) -> [&str; 3] {
+        [&self.group, &self.version, &self.kind]
+    }
+
     /// Whether this spec applies to objects of `gvk` (empty fields match anything).
     pub fn applies_to(&self, gvk: &Gvk) -> bool {
         (self.kind.is_empty() || self.kind == gvk.kind)
@@ -291,6 +296,11 @@ pub struct NameBackReference {
 }
 
 impl NameBackReference {
+    /// `[group, version, kind]`, borrowed.
+    fn gvk_parts(&self) -> [&str; 3] {
+        [&self.group, &self.version, &self.kind]
+    }
+
     /// The referenced group/version/kind.
     pub fn gvk(&self) -> Gvk {
         Gvk {
@@ -488,35 +498,17 @@ impl TransformerConfig {
     /// kustomize's sort is not stable; ours is, keeping file order among
     /// specs of the same gvk.
     fn sort_fields(&mut self) {
-        // The key of `compare_gvk`, computed once per entry.
-        let key = |g: Gvk| {
-            (
-                kind_rank(&g.kind, KIND_ORDER_FIRST, KIND_ORDER_LAST),
-                gvk_sort_key(&g),
-            )
-        };
-        // Most lists come sorted (from the tables or an earlier merge):
-        // checking costs no allocation, sorting one per entry.
+        // Compared in place, without building sort texts: most lists come
+        // sorted (from the tables or an earlier merge), which the stable
+        // sort sees in one pass.
         for name in FIELD_SPEC_KEYS {
             if let Some(list) = self.field_specs_mut(name) {
-                if !sorted_by_gvk(list.iter().map(|f| [&*f.group, &*f.version, &*f.kind])) {
-                    list.sort_by_cached_key(|f| key(f.gvk()));
-                }
+                list.sort_by(|a, b| compare_gvk_parts(a.gvk_parts(), b.gvk_parts()));
             }
         }
-        let gvks = self.name_reference.iter();
-        if !sorted_by_gvk(gvks.map(|n| [&*n.group, &*n.version, &*n.kind])) {
-            self.name_reference.sort_by_cached_key(|n| key(n.gvk()));
-        }
+        self.name_reference
+            .sort_by(|a, b| compare_gvk_parts(a.gvk_parts(), b.gvk_parts()));
     }
-}
-
-/// Whether `[group, version, kind]`s come in kustomize's gvk order.
-fn sorted_by_gvk<'a>(mut gvks: impl Iterator<Item = [&'a str; 3]>) -> bool {
-    let Some(mut prev) = gvks.next() else {
-        return true;
-    };
-    gvks.all(|g| compare_gvk_parts(std::mem::replace(&mut prev, g), g).is_le())
 }
 
 /// Merge one back-reference into a list (kustomize's `nbrSlice.mergeOne`):
@@ -541,7 +533,7 @@ fn merge_name_back_reference(
     Ok(())
 }
 
-use crate::resid::{compare_gvk_parts, gvk_sort_key, kind_rank, KIND_ORDER_FIRST, KIND_ORDER_LAST};
+use crate::resid::compare_gvk_parts;
 
 // ---------------------------------------------------------------------------
 // Reading configs

@@ -95,12 +95,11 @@ impl Settings {
         // the call is whole without asking what it sees of each (nor, when
         // generators see every head, what the transformers reach).
         let all_small = resources.iter().all(|d| d.json().len() < PART_MIN_BYTES);
-        if generators > 0 && all_small {
+        if all_small && generators > 0 {
             return None;
         }
         let reach = Reach::of(&batch[generators..], &ctx)?;
-        let sees_every_head = generators > 0 || reach.sees_every_head();
-        if sees_every_head && all_small {
+        if all_small && reach.sees_every_head() {
             return None;
         }
         let mut sent: Vec<Sent> = Vec::new();
