@@ -574,6 +574,12 @@ unsafe fn init(req: &Request<'_>) -> ! {
     }
     let pid = pid as libc::pid_t;
     let status = loop {
+        // Before each wait as well as after it: kustom may have died while
+        // the init set up or cloned the plugin, and the signal's flag would
+        // otherwise wait for the plugin to end.
+        if PARENT_GONE.load(Ordering::SeqCst) {
+            parent_died(req, pid);
+        }
         let mut status = 0;
         let r = libc::waitpid(-1, &mut status, 0);
         if r == pid {
