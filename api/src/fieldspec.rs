@@ -384,8 +384,13 @@ impl TransformerConfig {
     /// kustomize's default configuration (`MakeDefaultConfig`), from the
     /// embedded tables, sorted as kustomize sorts it.
     pub fn defaults() -> TransformerConfig {
+        TransformerConfig::defaults_ref().clone()
+    }
+
+    /// The default configuration, borrowed (built once per process).
+    pub fn defaults_ref() -> &'static TransformerConfig {
         static DEFAULTS: OnceLock<TransformerConfig> = OnceLock::new();
-        DEFAULTS.get_or_init(load_defaults).clone()
+        DEFAULTS.get_or_init(load_defaults)
     }
 
     /// Read one `configurations:` file (already parsed), strictly as

@@ -268,7 +268,12 @@ pub fn finishing_transformers(tc: &TransformerConfig, vars: &[Value]) -> Vec<Val
         builtin(
             "NameReferenceTransformer",
             "nameReference",
-            json!({ "nameReference": to_value(&tc.name_reference) }),
+            // The builtin holds the default table itself.
+            if tc.name_reference == TransformerConfig::defaults_ref().name_reference {
+                json!({ "defaultNameReference": true })
+            } else {
+                json!({ "nameReference": to_value(&tc.name_reference) })
+            },
         ),
     ];
     if !vars.is_empty() {

@@ -50,7 +50,9 @@ pub type TransformFn = fn(&Value, &mut Vec<Value>, &Ctx) -> Result<(), Error>;
 /// forks builtin calls (kustom's fork server) builds them ahead of the
 /// calls, once, instead of once per call.
 pub const PRELOAD: &[fn()] = &[
-    || drop(kustom_api::fieldspec::TransformerConfig::defaults()),
+    || {
+        name_reference::default_back_refs();
+    },
     || {
         kustom_api::resource::is_cluster_scoped("v1", "Namespace");
         kustom_api::resource::is_precomputed_type("v1", "ConfigMap");

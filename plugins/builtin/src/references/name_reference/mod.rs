@@ -19,7 +19,10 @@
 //!
 //! The core fills `nameReference` with the default table
 //! (`api/src/data/fieldspecs/namereference.yaml`) merged with the user's
-//! `configurations:` and CRD-derived entries.
+//! `configurations:` and CRD-derived entries. When these add nothing it
+//! sends `defaultNameReference: true` instead, and the builtin uses the
+//! default table it holds (built once per process, before the calls in the
+//! fork server).
 //!
 //! Renames are read from the build annotations the renamers write
 //! (`previousNames`, `previousNamespaces`, `previousKinds`, `prefixes`,
@@ -35,10 +38,12 @@
 //! namespace, so the pass stays near-linear on large builds.
 
 use crate::Ctx;
-use kustom_api::fieldspec::{split_path, FieldSpec};
+use kustom_api::fieldspec::{split_path, FieldSpec, TransformerConfig};
 use kustom_api::{err, protocol, resource, yaml, Error, Gvk, Value};
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 mod candidates;
 mod job;
@@ -63,19 +68,40 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Resu
 }
 
 /// The config's back-references, merged as kustomize merges them.
-fn back_refs(config: &Value) -> Result<Vec<BackRef>, Error> {
+fn back_refs(config: &Value) -> Result<Cow<'static, [BackRef]>, Error> {
     // Read from the borrowed value: the table is large, a copy is not free.
     let config = Config::deserialize(config)
         .map_err(|e| err!("invalid NameReferenceTransformer config: {e}"))?;
-    normalize(config.name_reference.unwrap_or_default())
+    match (config.default_table, config.name_reference) {
+        (true, None) => Ok(Cow::Borrowed(default_back_refs())),
+        (true, Some(_)) => Err(err!(
+            "invalid NameReferenceTransformer config: defaultNameReference and nameReference are exclusive"
+        )),
+        (false, list) => Ok(Cow::Owned(normalize(list.unwrap_or_default())?)),
+    }
+}
+
+/// The default table, merged and sorted (once per process).
+pub(crate) fn default_back_refs() -> &'static [BackRef] {
+    static TABLE: OnceLock<Vec<BackRef>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let list: Vec<BackRef> = TransformerConfig::defaults_ref()
+            .name_reference
+            .iter()
+            .map(BackRef::from)
+            .collect();
+        // The default table merges (a test holds it); were it not to, the
+        // calls would still see it as loaded.
+        normalize(list.clone()).unwrap_or(list)
+    })
 }
 
 /// The field specs of the referrers, whose objects the pass may rewrite
 /// (see [`crate::reach`]).
 pub(crate) fn referrer_specs(config: &Value) -> Result<Vec<FieldSpec>, Error> {
     Ok(back_refs(config)?
-        .into_iter()
-        .flat_map(|br| br.field_specs)
+        .iter()
+        .flat_map(|br| br.field_specs.iter().cloned())
         .collect())
 }
 

@@ -6,17 +6,23 @@ use kustom_api::{Error, Gvk};
 use serde::Deserialize;
 use std::cmp::Ordering;
 
-/// The transformer's config: `nameReference:` back-references.
+/// The transformer's config: `nameReference:` back-references, or
+/// `defaultNameReference: true` for the default table.
 #[derive(Debug, Default, Deserialize)]
 pub(super) struct Config {
     #[serde(default, rename = "nameReference")]
     pub(super) name_reference: Option<Vec<BackRef>>,
+    /// The default table, which the builtin holds itself: a tree that adds
+    /// no back-references is sent this flag instead of 12 KB of table that
+    /// the core would encode and each call decode and merge again.
+    #[serde(default, rename = "defaultNameReference")]
+    pub(super) default_table: bool,
 }
 
 /// One back-reference: objects of `group/version/kind` are referred to by
 /// name from the `field_specs` fields of other objects.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub(super) struct BackRef {
+pub(crate) struct BackRef {
     #[serde(default)]
     pub(super) group: String,
     #[serde(default)]
@@ -32,6 +38,17 @@ pub(super) fn null_as_empty<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Vec<FieldSpec>, D::Error> {
     Ok(Option::<Vec<FieldSpec>>::deserialize(d)?.unwrap_or_default())
+}
+
+impl From<&kustom_api::fieldspec::NameBackReference> for BackRef {
+    fn from(b: &kustom_api::fieldspec::NameBackReference) -> BackRef {
+        BackRef {
+            group: b.group.clone(),
+            version: b.version.clone(),
+            kind: b.kind.clone(),
+            field_specs: b.field_specs.clone(),
+        }
+    }
 }
 
 impl BackRef {

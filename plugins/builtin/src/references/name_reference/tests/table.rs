@@ -80,3 +80,26 @@ fn table_is_merged_and_sorted_like_kustomize() {
     let e = normalize(serde_json::from_value(conflict).expect("schema")).unwrap_err();
     assert!(e.message.contains("conflicting fieldspecs"), "{e}");
 }
+
+#[test]
+fn the_default_flag_stands_for_the_default_table() {
+    // What the builtin holds is what the core would have sent.
+    let sent = normalize(serde_json::from_value(default_table()).expect("schema")).expect("merge");
+    let held = normalize(default_back_refs().to_vec()).expect("the default table merges");
+    assert_eq!(format!("{held:?}"), format!("{sent:?}"));
+    assert_eq!(format!("{:?}", default_back_refs()), format!("{sent:?}"));
+    let flagged = json!({"apiVersion": "builtin", "kind": "NameReferenceTransformer",
+                         "metadata": {"name": "nameref"}, "defaultNameReference": true});
+    assert_eq!(
+        format!("{:?}", back_refs(&flagged).expect("flag")),
+        format!(
+            "{:?}",
+            back_refs(&config_with(default_table())).expect("table")
+        )
+    );
+    // The flag and a table together are refused, not merged.
+    let mut both = config_with(default_table());
+    both["defaultNameReference"] = json!(true);
+    let e = back_refs(&both).unwrap_err();
+    assert!(e.message.contains("exclusive"), "{e}");
+}
