@@ -303,9 +303,15 @@ pub fn run_builtin(
     let child = {
         // Held from the clone to the registration, as in `run`.
         let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(child) =
-            fork_server::spawn(op, cwd, envp, sandbox.confinement(), sandbox.ruleset_fd())
-                .map_err(|e| Error::new(format!("cannot start the builtin: {e}")))?
+        let Some(child) = fork_server::spawn(
+            op,
+            cwd,
+            envp,
+            sandbox.confinement(),
+            sandbox.ruleset_fd(),
+            stdin,
+        )
+        .map_err(|e| Error::new(format!("cannot start the builtin: {e}")))?
         else {
             return Ok(None);
         };
@@ -316,6 +322,7 @@ pub fn run_builtin(
     let pumped = pump::pump(
         child.stdin,
         std::mem::take(stdin),
+        child.written,
         child.stdout,
         child.stderr,
         started + limits.timeout,

@@ -19,7 +19,8 @@ pub struct Pumped {
     pub timed_out: bool,
 }
 
-fn set_nonblocking(f: &File) {
+/// Make reads and writes of `f` return at once rather than wait.
+pub(super) fn set_nonblocking(f: &File) {
     // SAFETY: fcntl on a descriptor we own.
     unsafe {
         let flags = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
@@ -27,13 +28,15 @@ fn set_nonblocking(f: &File) {
     }
 }
 
-/// Write `input` to `stdin` (then close it, and free `input`: a large
-/// call's answer is read while the input is gone) and read `stdout` and
-/// `stderr` to their ends, or until `deadline`, or until STDOUT passes
-/// `max_output`.
+/// Write `input` to `stdin` from offset `written` (then close it, and free
+/// `input`: a large call's answer is read while the input is gone) and read
+/// `stdout` and `stderr` to their ends, or until `deadline`, or until
+/// STDOUT passes `max_output`.
+#[allow(clippy::too_many_arguments)]
 pub fn pump(
     stdin: File,
     mut input: Vec<u8>,
+    written: usize,
     stdout: File,
     stderr: File,
     deadline: Instant,
@@ -41,15 +44,18 @@ pub fn pump(
     max_stderr: usize,
 ) -> Pumped {
     let mut stdin = Some(stdin);
-    let mut written = 0;
+    let mut written = written;
     let mut outputs = [Some(stdout), Some(stderr)];
-    let mut bufs = [Vec::new(), Vec::new()];
+    // Room for a small answer, read in one go (from empty, reading starts
+    // with 32 bytes and doubles).
+    let mut bufs = [Vec::with_capacity(1 << 16), Vec::new()];
     let caps = [max_output, max_stderr];
     for f in stdin.iter().chain(outputs.iter().flatten()) {
         set_nonblocking(f);
     }
-    if input.is_empty() {
+    if written >= input.len() {
         stdin = None;
+        input = Vec::new();
     }
     let mut result = Pumped {
         stdout: Vec::new(),
