@@ -551,6 +551,13 @@ fn the_audit_log_names_the_call_that_changed_each_field() {
             assert!(l.get(key).is_some(), "no {key} in {l}");
         }
         assert_eq!(l["policy"]["confined"], true);
+        // The builtin, forked rather than exec'd, starts no program: it
+        // reads its tree, not the system paths programs need.
+        assert_eq!(
+            l["policy"]["system"],
+            l["protocol"] != "builtin (shipped)",
+            "{l}"
+        );
         assert_eq!(l["sha256"].as_str().map(str::len), Some(64));
     }
     // Which call changed a field of a resource: the kinds of its configs.

@@ -83,7 +83,8 @@ pub struct Sandbox {
 #[derive(Debug, Clone, Default)]
 pub struct RulesetCache(Arc<Mutex<RulesetMap>>);
 
-type RulesetMap = HashMap<(Vec<PathBuf>, Vec<PathBuf>, bool), Arc<OwnedFd>>;
+/// Rulesets by readable paths, writable paths, network, system allow-list.
+type RulesetMap = HashMap<(Vec<PathBuf>, Vec<PathBuf>, bool, bool), Arc<OwnedFd>>;
 
 impl Default for Sandbox {
     fn default() -> Self {
@@ -133,6 +134,10 @@ pub struct Subject<'a> {
 pub struct Policy {
     /// Whether the process was confined.
     pub confined: bool,
+    /// Whether it could read the system allow-list ([`system::SYSTEM_READ`]):
+    /// every program kustom execs needs it, the forked builtin (which
+    /// starts no program and loads no library) does not.
+    pub system: bool,
     /// Readable paths beyond the system allow-list.
     pub read: Vec<PathBuf>,
     /// Writable paths.
@@ -336,6 +341,8 @@ impl Sandbox {
         write.extend(grants.write.iter().cloned());
         let policy = Policy {
             confined: self.enabled,
+            // The forked builtin is the one call without a private directory.
+            system: subject.private_dir || !subject.shipped,
             read,
             write,
             net: grants.net,
@@ -407,7 +414,12 @@ impl Sandbox {
         if !reusable {
             return build_ruleset(policy).map(Arc::new);
         }
-        let key = (policy.read.clone(), policy.write.clone(), policy.net);
+        let key = (
+            policy.read.clone(),
+            policy.write.clone(),
+            policy.net,
+            policy.system,
+        );
         let mut cache = self.rulesets.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(fd) = cache.get(&key) {
             return Ok(fd.clone());
@@ -493,7 +505,12 @@ fn build_ruleset(policy: &Policy) -> Result<OwnedFd, String> {
             .map_err(|e| e.to_string())?;
     }
     let mut created = ruleset.create().map_err(|e| e.to_string())?;
-    for (fd, rights) in system_fds(abi, policy.net) {
+    let system: &[_] = if policy.system {
+        system_fds(abi, policy.net)
+    } else {
+        &[]
+    };
+    for (fd, rights) in system {
         (&mut created)
             .add_rule(PathBeneath::new(fd, *rights))
             .map_err(|e| e.to_string())?;
@@ -644,8 +661,13 @@ impl CallSandbox {
             None => String::new(),
         };
         format!(
-            "\nnote: the plugin ran confined (--plugin-sandbox=on): it could read {} and the system paths kustom allows (README, \"Security model\"), write only {}, {}; environment {}{mem}.\n  If it needs more, grant it to this plugin: `kustom policy allow {:?} --read PATH` (or --write PATH, --net, --env NAME; written to {}), or to every plugin of this build with --plugin-allow-read PATH, --plugin-allow-write PATH, --plugin-allow-net, --plugin-env-pass NAME, --plugin-memory-limit BYTES",
+            "\nnote: the plugin ran confined (--plugin-sandbox=on): it could read {}{}, write only {}, {}; environment {}{mem}.\n  If it needs more, grant it to this plugin: `kustom policy allow {:?} --read PATH` (or --write PATH, --net, --env NAME; written to {}), or to every plugin of this build with --plugin-allow-read PATH, --plugin-allow-write PATH, --plugin-allow-net, --plugin-env-pass NAME, --plugin-memory-limit BYTES",
             list(&self.policy.read),
+            if self.policy.system {
+                " and the system paths kustom allows (README, \"Security model\")"
+            } else {
+                ""
+            },
             if self.policy.write.is_empty() { "nothing".to_string() } else { list(&self.policy.write) },
             if self.policy.net { "with the network" } else { "no network (sockets denied)" },
             match self.policy.env {
