@@ -10,7 +10,9 @@
 //! a UNIX socket (the three pipe ends and the Landlock ruleset go along as
 //! `SCM_RIGHTS`), and the server clones a child with `CLONE_PARENT`, which
 //! makes it the core's own child: the core waits for it, times it out and
-//! kills it like any plugin process.
+//! kills it like any plugin process. The first call's child is cloned
+//! before the call (a *spare*, see `spare`) and takes it off the socket
+//! itself.
 //!
 //! The child takes a session of its own and a parent-death signal, takes
 //! the pipes as STDIN/STDOUT/STDERR, sets the call's environment and
