@@ -414,18 +414,7 @@ fn serve(socket: OwnedFd, core: libc::pid_t, child_init: fn(), step_aside: StepA
         let answer = match parse_request(&body, &fds) {
             Some(request) => {
                 let setup = ChildSetup::new(for_child(&request.confinement), None);
-                // SAFETY: a raw clone without a new stack behaves as fork;
-                // the server is single-threaded, so the child may run any code.
-                let pid = unsafe {
-                    libc::syscall(
-                        libc::SYS_clone,
-                        (libc::CLONE_PARENT | libc::SIGCHLD) as u64,
-                        0usize,
-                        0usize,
-                        0usize,
-                        0usize,
-                    )
-                };
+                let pid = clone_for_core();
                 if pid == 0 {
                     end_with(core);
                     // SAFETY: setsid takes nothing.
@@ -445,6 +434,23 @@ fn serve(socket: OwnedFd, core: libc::pid_t, child_init: fn(), step_aside: StepA
         drop(fds);
         served += 1;
         answer_core(answer);
+    }
+}
+
+/// Clone a builtin process as the core's child (`CLONE_PARENT`): as fork,
+/// 0 in the new process, its pid in the server, or negative.
+fn clone_for_core() -> libc::c_long {
+    // SAFETY: a raw clone without a new stack behaves as fork; the server
+    // is single-threaded, so the new process may run any code.
+    unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            (libc::CLONE_PARENT | libc::SIGCHLD) as u64,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        )
     }
 }
 
@@ -495,17 +501,7 @@ const SPARE_TOOK_PRELOAD: u8 = b'P';
 /// has; `None` when it could not be forked.
 fn spare(core: libc::pid_t, child_init: fn()) -> Option<SpareEnd> {
     let (said, say) = pipe().ok()?;
-    // SAFETY: as for each call's child, below.
-    let pid = unsafe {
-        libc::syscall(
-            libc::SYS_clone,
-            (libc::CLONE_PARENT | libc::SIGCHLD) as u64,
-            0usize,
-            0usize,
-            0usize,
-            0usize,
-        )
-    };
+    let pid = clone_for_core();
     if pid == 0 {
         drop(said);
         wait_as_spare(core, child_init, say);
