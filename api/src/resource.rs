@@ -2,7 +2,6 @@
 //! annotations kustomize keeps build state in.
 
 use serde_json::{Map, Value};
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
 /// The string at `path` (map keys), if every step exists and the leaf is a string.
@@ -109,21 +108,37 @@ pub fn set_namespace(obj: &mut Value, ns: &str) {
     map_at_mut(obj, &["metadata"]).insert("namespace".into(), Value::String(ns.to_string()));
 }
 
-fn cluster_scoped_table() -> &'static HashSet<(String, String)> {
-    static TABLE: OnceLock<HashSet<(String, String)>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        include_str!("data/cluster_scoped.txt")
-            .lines()
-            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-            .filter_map(|l| l.split_once(' '))
-            .map(|(a, k)| (a.trim().to_string(), k.trim().to_string()))
-            .collect()
-    })
+/// An embedded table of types (one `apiVersion Kind` pair a line, `#`
+/// comments), sorted: its lines borrowed, nothing allocated per entry.
+type TypeTable = Vec<(&'static str, &'static str)>;
+
+fn read_type_table(text: &'static str) -> TypeTable {
+    let mut table: TypeTable = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .map(|(a, k)| (a.trim(), k.trim()))
+        .collect();
+    table.sort_unstable();
+    table
+}
+
+/// Whether the sorted `table` holds the type (no allocation per lookup:
+/// every resource of a build is looked up).
+fn table_holds(table: &TypeTable, api_version: &str, kind: &str) -> bool {
+    table
+        .binary_search_by(|&(a, k)| (a, k).cmp(&(api_version, kind)))
+        .is_ok()
+}
+
+fn cluster_scoped_table() -> &'static TypeTable {
+    static TABLE: OnceLock<TypeTable> = OnceLock::new();
+    TABLE.get_or_init(|| read_type_table(include_str!("data/cluster_scoped.txt")))
 }
 
 /// Whether the (apiVersion, kind) is known to be cluster-scoped.
 pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    cluster_scoped_table().contains(&(api_version.to_string(), kind.to_string()))
+    table_holds(cluster_scoped_table(), api_version, kind)
 }
 
 // ---- Build-annotation bookkeeping shared by the renaming transformers ----
@@ -199,21 +214,51 @@ pub fn org_id(obj: &Value) -> crate::ResId {
         .unwrap_or_else(|| crate::ResId::of(obj))
 }
 
-fn precomputed_table() -> &'static HashSet<(String, String)> {
-    static TABLE: OnceLock<HashSet<(String, String)>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        include_str!("data/precomputed_scope.txt")
-            .lines()
-            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-            .filter_map(|l| l.split_once(' '))
-            .map(|(a, k)| (a.trim().to_string(), k.trim().to_string()))
-            .collect()
-    })
+fn precomputed_table() -> &'static TypeTable {
+    static TABLE: OnceLock<TypeTable> = OnceLock::new();
+    TABLE.get_or_init(|| read_type_table(include_str!("data/precomputed_scope.txt")))
 }
 
 /// Whether kyaml knows this type's namespace scope without its OpenAPI
 /// schema. Meeting any other type makes kyaml load its builtin schema
 /// later, even next to a custom one — which changes strategic merges.
 pub fn is_precomputed_type(api_version: &str, kind: &str) -> bool {
-    precomputed_table().contains(&(api_version.to_string(), kind.to_string()))
+    table_holds(precomputed_table(), api_version, kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_type_is_found_and_no_other() {
+        for (text, holds) in [
+            (
+                include_str!("data/cluster_scoped.txt"),
+                is_cluster_scoped as fn(&str, &str) -> bool,
+            ),
+            (
+                include_str!("data/precomputed_scope.txt"),
+                is_precomputed_type,
+            ),
+        ] {
+            let listed: Vec<(&str, &str)> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+                .map(|l| l.split_once(' ').expect("apiVersion Kind"))
+                .collect();
+            assert!(listed.len() > 30);
+            for (api_version, kind) in &listed {
+                assert!(holds(api_version, kind), "{api_version} {kind}");
+                // Neither half alone, nor another case, nor a swap.
+                assert!(!holds(api_version, &kind.to_lowercase()));
+                assert!(!holds(kind, api_version));
+                assert!(!holds("", kind));
+            }
+            assert!(!holds("example.com/v1", "Widget"));
+        }
+        assert!(is_cluster_scoped("v1", "Namespace"));
+        assert!(!is_cluster_scoped("v1", "ConfigMap"));
+        assert!(is_precomputed_type("apps/v1", "Deployment"));
+    }
 }
