@@ -320,11 +320,8 @@ pub fn run_builtin(
     };
     let pid = child.pid;
     let pumped = pump::pump(
-        child.stdin,
+        child,
         std::mem::take(stdin),
-        child.written,
-        child.stdout,
-        child.stderr,
         started + limits.timeout,
         limits.max_output,
         STDERR_CAP,

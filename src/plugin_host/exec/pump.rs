@@ -2,6 +2,7 @@
 //! thread, with `poll`: a builtin call is too short for the three helper
 //! threads the general path starts.
 
+use super::fork_server::Started;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
@@ -28,24 +29,21 @@ pub(super) fn set_nonblocking(f: &File) {
     }
 }
 
-/// Write `input` to `stdin` from offset `written` (then close it, and free
+/// Write the rest of `input` to the builtin process's STDIN (what
+/// [`Started::written`] says is not there yet; then close it, and free
 /// `input`: a large call's answer is read while the input is gone) and read
-/// `stdout` and `stderr` to their ends, or until `deadline`, or until
+/// its STDOUT and STDERR to their ends, or until `deadline`, or until
 /// STDOUT passes `max_output`.
-#[allow(clippy::too_many_arguments)]
 pub fn pump(
-    stdin: File,
+    process: Started,
     mut input: Vec<u8>,
-    written: usize,
-    stdout: File,
-    stderr: File,
     deadline: Instant,
     max_output: usize,
     max_stderr: usize,
 ) -> Pumped {
-    let mut stdin = Some(stdin);
-    let mut written = written;
-    let mut outputs = [Some(stdout), Some(stderr)];
+    let mut stdin = Some(process.stdin);
+    let mut written = process.written;
+    let mut outputs = [Some(process.stdout), Some(process.stderr)];
     // Room for a small answer, read in one go (from empty, reading starts
     // with 32 bytes and doubles).
     let mut bufs = [Vec::with_capacity(1 << 16), Vec::new()];
