@@ -27,6 +27,8 @@ pub fn build_with(args: &BuildArgs, lock: Arc<LockState>, write: bool) -> Result
     let mut builder = Builder::new(settings, restrictor);
     builder.read_ahead();
     let built = builder.build_root(&args.dir, reorder, args.enable_managedby_label)?;
+    // No builtin call follows: the fork server's cores are the printer's.
+    crate::plugin_host::exec::fork_server::finish();
     let resources = &built.resources;
     // The lock learns new remotes only after a successful build.
     builder.settings.lock.after_build()?;

@@ -39,6 +39,10 @@ use std::sync::{Mutex, OnceLock};
 struct Server {
     /// The core's end of the socket; one request and its answer at a time.
     socket: Mutex<OwnedFd>,
+    /// The server's process id (the core's child).
+    pid: libc::pid_t,
+    /// Set by [`finish`]: calls take the exec path from then on.
+    finished: std::sync::atomic::AtomicBool,
 }
 
 static SERVER: OnceLock<Server> = OnceLock::new();
@@ -123,6 +127,8 @@ pub fn start(child_init: fn()) {
     drop(server_end);
     let _ = SERVER.set(Server {
         socket: Mutex::new(core_end),
+        pid,
+        finished: std::sync::atomic::AtomicBool::new(false),
     });
 }
 
@@ -135,7 +141,7 @@ const PRELOAD_NOW: &[u8] = b"preload";
 /// rather than in each of the first calls (once per process).
 pub fn preload_schema() {
     static SENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    let Some(server) = SERVER.get() else {
+    let Some(server) = server() else {
         return;
     };
     if SENT.swap(true, std::sync::atomic::Ordering::Relaxed) {
@@ -156,7 +162,31 @@ pub fn preload_schema() {
 
 /// Whether builtin calls can go to the fork server.
 pub fn running() -> bool {
-    SERVER.get().is_some()
+    server().is_some()
+}
+
+/// The server, unless it was never started or is finished.
+fn server() -> Option<&'static Server> {
+    SERVER
+        .get()
+        .filter(|s| !s.finished.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// End the server: the build's calls are over. Between calls it builds the
+/// builtin's remaining tables (the OpenAPI schema, about a millisecond),
+/// which after the last call only competes with the core's printing for
+/// the two cores (training-operator's tree: see the commit that added it).
+/// A later call would take the exec path.
+pub fn finish() {
+    let Some(server) = server() else {
+        return;
+    };
+    server
+        .finished
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: signalling our own child, which holds nothing the core needs
+    // (a first call's spare it forked ends when the core's socket closes).
+    unsafe { libc::kill(server.pid, libc::SIGKILL) };
 }
 
 /// Have the server start the builtin for `op` in `cwd` with the whole
@@ -174,7 +204,7 @@ pub fn spawn(
     input: &[u8],
 ) -> std::io::Result<Option<Started>> {
     use std::os::unix::ffi::OsStrExt;
-    let Some(server) = SERVER.get() else {
+    let Some(server) = server() else {
         return Ok(None);
     };
     let request = Request {
