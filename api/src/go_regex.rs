@@ -9,6 +9,34 @@ use crate::Error;
 /// Go's largest repetition count (`a{1001}` is an error there).
 const MAX_REPEAT: u32 = 1000;
 
+/// Characters with a meaning in Go's regexp syntax (those `regexp.QuoteMeta` escapes).
+pub const META: &[char] = &[
+    '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
+];
+
+/// Whether `go` has no metacharacter but `.`, which stands for any one
+/// character but a line break: how API groups and image names are written
+/// (`admissionregistration.k8s.io`, `ghcr.io/org/app`). Such a pattern is
+/// matched with [`dotted_prefix`] rather than compiled (a compilation cost
+/// about 0.2 ms and a hundred fresh pages in each process).
+pub fn is_dotted_literal(go: &str) -> bool {
+    !go.contains(|c| c != '.' && META.contains(&c))
+}
+
+/// The length in bytes of the start of `s` that the dotted literal
+/// `pattern` matches ([`is_dotted_literal`]): as many characters as the
+/// pattern's, each equal to it or, under a `.`, any but a line break.
+pub fn dotted_prefix(pattern: &str, s: &str) -> Option<usize> {
+    let mut rest = s.char_indices();
+    for p in pattern.chars() {
+        let (_, c) = rest.next()?;
+        if c != p && (p != '.' || c == '\n') {
+            return None;
+        }
+    }
+    Some(rest.next().map_or(s.len(), |(i, _)| i))
+}
+
 /// Rewrite a Go RE2 pattern as the Rust pattern that matches the same text.
 pub fn translate(go: &str) -> Result<String, Error> {
     let chars: Vec<char> = go.chars().collect();

@@ -108,6 +108,8 @@ enum Pattern {
     /// costs far more than comparing, and every call that holds a patch
     /// compiles its selector (the core too, to see what the call needs).
     Exactly(String),
+    /// No metacharacter but `.` ([`kustom_api::go_regex::is_dotted_literal`]).
+    Dotted(String),
     Regex(Regex),
 }
 
@@ -117,17 +119,15 @@ impl Pattern {
     }
 }
 
-/// Characters with a meaning in Go's regexp syntax (those `regexp.QuoteMeta` escapes).
-const REGEXP_META: &[char] = &[
-    '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
-];
-
 fn anchored(pattern: &str) -> Result<Pattern, Error> {
     if pattern.is_empty() {
         return Ok(Pattern::Any);
     }
-    if !pattern.contains(REGEXP_META) {
+    if !pattern.contains(kustom_api::go_regex::META) {
         return Ok(Pattern::Exactly(pattern.to_string()));
+    }
+    if kustom_api::go_regex::is_dotted_literal(pattern) {
+        return Ok(Pattern::Dotted(pattern.to_string()));
     }
     // Go's RE2 syntax, as kustomize compiles selectors.
     kustom_api::go_regex::anchored(pattern).map(Pattern::Regex)
@@ -137,6 +137,7 @@ fn matches(pattern: &Pattern, s: &str) -> bool {
     match pattern {
         Pattern::Any => true,
         Pattern::Exactly(p) => p == s,
+        Pattern::Dotted(p) => kustom_api::go_regex::dotted_prefix(p, s) == Some(s.len()),
         Pattern::Regex(r) => r.is_match(s),
     }
 }
@@ -710,6 +711,45 @@ mod tests {
         assert!(!pick(json!({"name": "web-[12]"}), "web-3"));
         assert!(pick(json!({"kind": "Deploy.*"}), "x"));
         assert!(!pick(json!({"kind": "Deploy"}), "x"));
+    }
+
+    #[test]
+    fn dotted_patterns_match_as_the_go_regexp_does() {
+        let patterns = ["apps.k8s.io", "a.b", ".", "..", "cert-manager.io", "x."];
+        let values = [
+            "apps.k8s.io",
+            "appsxk8s.io",
+            "apps.k8s.io2",
+            "apps.k8s.i",
+            "a.b",
+            "aéb",
+            "a\nb",
+            "ab",
+            "",
+            ".",
+            "é",
+            "\n",
+            "cert-manager.io",
+            "cert-managerXio",
+            "x",
+            "xy",
+            "x\n",
+        ];
+        for pattern in patterns {
+            let Pattern::Dotted(_) = anchored(pattern).expect("compiles") else {
+                panic!("{pattern:?} is not a dotted pattern");
+            };
+            let regex = kustom_api::go_regex::anchored(pattern).expect("compiles");
+            for value in values {
+                assert_eq!(
+                    matches(&anchored(pattern).expect("compiles"), value),
+                    regex.is_match(value),
+                    "{pattern:?} against {value:?}"
+                );
+            }
+        }
+        assert!(matches!(anchored("a.*"), Ok(Pattern::Regex(_))));
+        assert!(matches!(anchored("apps"), Ok(Pattern::Exactly(_))));
     }
 
     #[test]

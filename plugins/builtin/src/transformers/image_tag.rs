@@ -19,11 +19,47 @@ use regex::Regex;
 struct ImageRewrite {
     /// Matches image references of the configured name, with any tag and
     /// sha256 digest.
-    matcher: Regex,
+    matcher: ImageMatcher,
     new_name: String,
     new_tag: String,
     digest: String,
     tag_suffix: String,
+}
+
+/// The characters kustomize's image pattern allows in a tag or a digest
+/// (a regexp class).
+const TAG_CHARACTERS: &str = "a-zA-Z0-9_.{}-";
+
+/// An image name as kustomize matches it: the name as a Go regexp, then
+/// an optional `:tag` and `@sha256:digest`.
+enum ImageMatcher {
+    /// A name without metacharacters but `.`, matched without a regexp.
+    Dotted(String),
+    Regex(Regex),
+}
+
+impl ImageMatcher {
+    /// Whether `image` is the name with any tag and digest.
+    fn matches(&self, image: &str) -> bool {
+        match self {
+            ImageMatcher::Regex(r) => r.is_match(image),
+            ImageMatcher::Dotted(name) => {
+                let Some(end) = kustom_api::go_regex::dotted_prefix(name, image) else {
+                    return false;
+                };
+                let tag_character =
+                    |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '{' | '}' | '-');
+                let mut rest = &image[end..];
+                if let Some(tag) = rest.strip_prefix(':') {
+                    rest = tag.trim_start_matches(tag_character);
+                }
+                if let Some(digest) = rest.strip_prefix("@sha256:") {
+                    rest = digest.trim_start_matches(tag_character);
+                }
+                rest.is_empty()
+            }
+        }
+    }
 }
 
 impl ImageRewrite {
@@ -37,13 +73,20 @@ impl ImageRewrite {
         // The name is used as a regular expression, unescaped, as kustomize
         // does (so `.` in a registry host matches any character).
         // It is Go RE2 syntax, rewritten for Rust's engine.
-        let matcher = kustom_api::go_regex::translate(name.as_str())
-            .and_then(|rust| {
-                let pattern =
-                    format!("^{rust}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$");
-                Regex::new(&pattern).map_err(|e| Error::new(e.to_string()))
-            })
-            .map_err(|e| Error::new(format!("image name {name:?} is not a valid pattern: {e}")))?;
+        let matcher = if kustom_api::go_regex::is_dotted_literal(&name) {
+            ImageMatcher::Dotted(name.clone())
+        } else {
+            kustom_api::go_regex::translate(name.as_str())
+                .and_then(|rust| {
+                    let pattern =
+                        format!("^{rust}(:[{TAG_CHARACTERS}]*)?(@sha256:[{TAG_CHARACTERS}]*)?$");
+                    Regex::new(&pattern).map_err(|e| Error::new(e.to_string()))
+                })
+                .map(ImageMatcher::Regex)
+                .map_err(|e| {
+                    Error::new(format!("image name {name:?} is not a valid pattern: {e}"))
+                })?
+        };
         Ok(ImageRewrite {
             matcher,
             new_name: config_str_field(&image, "newName")?,
@@ -55,7 +98,7 @@ impl ImageRewrite {
 
     /// The rewritten reference, or None when `image` is not of this name.
     fn rewrite(&self, image: &str) -> Option<String> {
-        if !self.matcher.is_match(image) {
+        if !self.matcher.matches(image) {
             return None;
         }
         let (name, tag, digest) = split_image(image);
@@ -205,6 +248,48 @@ mod tests {
 
     fn rewrite(image: Value) -> ImageRewrite {
         ImageRewrite::from_config(&json!({"imageTag": image})).unwrap()
+    }
+
+    #[test]
+    fn a_dotted_name_matches_as_its_regexp_does() {
+        let names = ["nginx", "ghcr.io/org/app", "registry.k8s.io/pause", "a.b"];
+        let images = [
+            "nginx",
+            "nginx:1.25",
+            "nginx:1.25@sha256:abc",
+            "nginx@sha256:abc",
+            "nginx@sha256:",
+            "nginx:",
+            "nginx:1/2",
+            "nginx:1.25@sha512:abc",
+            "nginx:{{ .Tag }}",
+            "nginxx",
+            "ghcr.io/org/app:v1",
+            "ghcrxio/org/app:v1",
+            "ghcr.io/org/app/sub:v1",
+            "registry.k8s.io/pause:3.9",
+            "registry.k8s.io/pause:3.9 ",
+            "a.b",
+            "a\nb",
+            "aéb:x",
+            "a.b@sha256:0-_.{}",
+            "",
+        ];
+        for name in names {
+            let rust = kustom_api::go_regex::translate(name).expect("translates");
+            let regex = Regex::new(&format!(
+                "^{rust}(:[{TAG_CHARACTERS}]*)?(@sha256:[{TAG_CHARACTERS}]*)?$"
+            ))
+            .expect("compiles");
+            let dotted = ImageMatcher::Dotted(name.to_string());
+            for image in images {
+                assert_eq!(
+                    dotted.matches(image),
+                    regex.is_match(image),
+                    "{name:?} against {image:?}"
+                );
+            }
+        }
     }
 
     #[test]
