@@ -33,10 +33,14 @@ const TRACKED_ANNOTATIONS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq)]
 pub struct Doc(Arc<Text>);
 
+/// Texts at least this long keep their spare capacity ([`Doc::of`]).
+const KEEP_CAPACITY_BYTES: usize = 64 * 1024;
+
 /// What a [`Doc`] shares between its clones.
 #[derive(Debug, PartialEq)]
 struct Text {
-    json: Box<str>,
+    /// A large text keeps the capacity it was written into ([`Doc::of`]).
+    json: String,
     head: Head,
 }
 
@@ -62,7 +66,14 @@ type HeadSpans = [Option<(usize, usize)>; 3];
 const HEAD_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
 
 impl Doc {
-    fn of(json: Box<str>, head: Head) -> Doc {
+    fn of(mut json: String, head: Head) -> Doc {
+        // A large text keeps its spare capacity, pages never touched: cut
+        // to less than half its block, it would be copied (mimalloc's
+        // realloc), into fresh pages (a CRD's YAML is 2.5 times its JSON,
+        // and the reader reserves the YAML's length).
+        if json.len() < KEEP_CAPACITY_BYTES {
+            json.shrink_to_fit();
+        }
         Doc(Arc::new(Text { json, head }))
     }
 
@@ -74,7 +85,7 @@ impl Doc {
             .collect();
         let (json, spans) = encode(v);
         Doc::of(
-            json.into_boxed_str(),
+            json,
             Head {
                 api_version: resource::api_version(v).to_string(),
                 kind: resource::kind(v).to_string(),
@@ -99,7 +110,7 @@ impl Doc {
                 let _ = read_head_field(&mut head, field, &object.json()[start..end]);
             }
         }
-        Doc::of(object.into_json().into_boxed_str(), head)
+        Doc::of(object.into_json(), head)
     }
 
     /// Take one JSON object's text as it is, reading only its identity.
@@ -108,7 +119,7 @@ impl Doc {
         // The values were borrowed from `text`: their addresses give offsets.
         let base = text.as_ptr() as usize;
         head.spans = addresses.map(|a| a.map(|(at, len)| (at - base, at - base + len)));
-        Ok(Doc::of(text.into(), head))
+        Ok(Doc::of(text.to_string(), head))
     }
 
     /// A resource from its top-level entries, whose values are JSON texts
@@ -128,7 +139,7 @@ impl Doc {
                 let _ = read_head_field(&mut head, field, raw);
             }
         });
-        Doc::of(out.into_boxed_str(), head)
+        Doc::of(out, head)
     }
 
     /// The resource, parsed.
