@@ -103,41 +103,35 @@ pub fn is_plain_integer(text: &str) -> bool {
 /// for text already known to be valid JSON (a resource's `Doc` text); `None`
 /// when `text` is not an object. Repeated keys are all listed.
 pub fn object_entries(text: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
-    let bytes = text.as_bytes();
+    object_entries_opening(text, |_| false).map(|(entries, _)| entries)
+}
+
+/// An object's entries and their values' texts.
+type Entries<'a> = Vec<(Cow<'a, str>, &'a str)>;
+
+/// [`object_entries`], and in the same pass the entries of each value that
+/// is an object under a key `open` picks: `(i, its entries)` for entry `i`.
+pub fn object_entries_opening<'a>(
+    text: &'a str,
+    open: impl Fn(&str) -> bool,
+) -> Option<(Entries<'a>, Vec<(usize, Entries<'a>)>)> {
     let mut r = Reader {
         text,
-        bytes,
+        bytes: text.as_bytes(),
         pos: 0,
         depth: 0,
     };
     r.skip_space();
-    if bytes.get(r.pos) != Some(&b'{') {
-        return None;
-    }
-    r.pos += 1;
-    let mut entries = Vec::new();
-    loop {
-        r.skip_space();
-        match *bytes.get(r.pos)? {
-            b'}' => return Some(entries),
-            b',' => {
-                r.pos += 1;
-                continue;
-            }
-            b'"' => {}
-            _ => return None,
+    let mut opened = Vec::new();
+    let entries = r.entries(|r, i, key| {
+        if open(key) && r.bytes.get(r.pos) == Some(&b'{') {
+            opened.push((i, r.entries(|r, _, _| r.skip_value())?));
+            Some(())
+        } else {
+            r.skip_value()
         }
-        let key = r.string()?;
-        r.skip_space();
-        if bytes.get(r.pos) != Some(&b':') {
-            return None;
-        }
-        r.pos += 1;
-        r.skip_space();
-        let start = r.pos;
-        r.skip_value()?;
-        entries.push((key, &text[start..r.pos]));
-    }
+    })?;
+    Some((entries, opened))
 }
 
 struct Reader<'a> {
@@ -148,6 +142,45 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// The entries of the object at `pos`, leaving `pos` past its end;
+    /// `value` steps over entry `i`'s value (`key`), at its first byte.
+    fn entries(
+        &mut self,
+        mut value: impl FnMut(&mut Self, usize, &str) -> Option<()>,
+    ) -> Option<Vec<(Cow<'a, str>, &'a str)>> {
+        let (text, bytes) = (self.text, self.bytes);
+        if bytes.get(self.pos) != Some(&b'{') {
+            return None;
+        }
+        self.pos += 1;
+        let mut entries = Vec::new();
+        loop {
+            self.skip_space();
+            match *bytes.get(self.pos)? {
+                b'}' => {
+                    self.pos += 1;
+                    return Some(entries);
+                }
+                b',' => {
+                    self.pos += 1;
+                    continue;
+                }
+                b'"' => {}
+                _ => return None,
+            }
+            let key = self.string()?;
+            self.skip_space();
+            if bytes.get(self.pos) != Some(&b':') {
+                return None;
+            }
+            self.pos += 1;
+            self.skip_space();
+            let start = self.pos;
+            value(self, entries.len(), &key)?;
+            entries.push((key, &text[start..self.pos]));
+        }
+    }
+
     fn skip_space(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.pos) {
             self.pos += 1;
@@ -467,6 +500,28 @@ mod tests {
         assert_eq!(object_entries("{}"), Some(vec![]));
         assert_eq!(object_entries("[1]"), None);
         assert_eq!(object_entries(r#"{"a":[1"#), None);
+    }
+
+    #[test]
+    fn objects_opened_in_the_same_pass_are_read_as_object_entries_reads_them() {
+        let text = r#"{"a":{"x":"}{","y":[1,{"z":2}]},"b":{"k":1},"a":[{"w":3}],"c":{ "q" : {}}}"#;
+        let (entries, opened) =
+            object_entries_opening(text, |key| key == "a" || key == "c").unwrap();
+        assert_eq!(entries, object_entries(text).unwrap());
+        // The array under the second "a" is not an object: not opened.
+        let opened: Vec<(usize, Vec<(&str, &str)>)> = opened
+            .iter()
+            .map(|(i, sub)| (*i, sub.iter().map(|(k, v)| (k.as_ref(), *v)).collect()))
+            .collect();
+        assert_eq!(
+            opened,
+            [
+                (0, vec![("x", r#""}{""#), ("y", r#"[1,{"z":2}]"#)]),
+                (3, vec![("q", "{}")]),
+            ]
+        );
+        assert!(object_entries_opening(r#"{"a":{"x":1"#, |_| true).is_none());
+        assert!(object_entries_opening(r#"{"a":{1:2}}"#, |_| true).is_none());
     }
 
     #[test]

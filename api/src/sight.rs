@@ -98,22 +98,6 @@ fn write_object<'a>(out: &mut String, entries: impl Iterator<Item = (&'a str, &'
     crate::doc::write_raw_object(out, entries, |_, _, _| {});
 }
 
-/// The sub-objects a part cuts: each top-level key shown only in part,
-/// whose value is an object, as its own raw map.
-fn cut_objects<'a>(top: &RawMap<'a>, fields: &Fields) -> Option<BTreeMap<String, RawMap<'a>>> {
-    let mut cut = BTreeMap::new();
-    for (key, raw) in top {
-        if shows_whole(fields, key) || shown_below(fields, key).is_empty() {
-            continue;
-        }
-        // A key shown in part whose value is not an object is shown whole.
-        if raw.starts_with('{') {
-            cut.insert(key.to_string(), raw_map(raw)?);
-        }
-    }
-    Some(cut)
-}
-
 /// A resource cut to the part that `fields` shows, read once for both
 /// the cut and the putting back.
 pub struct Cut<'a> {
@@ -129,8 +113,25 @@ impl<'a> Cut<'a> {
     /// Cut `doc` to what `fields` shows. None if the text is not a JSON
     /// object (then the whole must be sent).
     pub fn of(doc: &'a Doc, fields: Fields) -> Option<Cut<'a>> {
-        let top = raw_map(doc.json())?;
-        let cut = cut_objects(&top, &fields)?;
+        // One pass over the text: the objects it cuts (a CRD's `spec`, most
+        // of it) are read while the top is.
+        let (entries, opened) = crate::json_view::object_entries_opening(doc.json(), |key| {
+            !shows_whole(&fields, key) && !shown_below(&fields, key).is_empty()
+        })?;
+        let mut cut = BTreeMap::new();
+        for (i, sub) in opened {
+            cut.insert(entries[i].0.to_string(), (entries[i].1, sub));
+        }
+        let top: RawMap<'a> = entries.into_iter().collect();
+        // A repeated key is its last value, which may not be the one read.
+        let cut = cut
+            .into_iter()
+            .filter(|(key, (raw, _))| {
+                top.get(key.as_str())
+                    .is_some_and(|t| std::ptr::eq(*t, *raw))
+            })
+            .map(|(key, (_, sub))| (key, sub.into_iter().collect()))
+            .collect();
         Some(Cut {
             doc,
             fields,
