@@ -33,8 +33,9 @@ const TRACKED_ANNOTATIONS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq)]
 pub struct Doc(Arc<Text>);
 
-/// Texts at least this long keep their spare capacity ([`Doc::of`]).
-const KEEP_CAPACITY_BYTES: usize = 64 * 1024;
+/// Texts at least this long keep their spare capacity ([`Doc::of`]); the
+/// YAML reader hands over its buffer for them rather than copying.
+pub(crate) const KEEP_CAPACITY_BYTES: usize = 64 * 1024;
 
 /// What a [`Doc`] shares between its clones.
 #[derive(Debug, PartialEq)]

@@ -105,7 +105,7 @@ pub struct Cut<'a> {
     fields: Fields,
     /// The resource's top-level fields as text.
     top: RawMap<'a>,
-    /// The objects cut below the top ([`cut_objects`]).
+    /// The objects cut below the top: keys shown in part whose value is an object.
     cut: BTreeMap<String, RawMap<'a>>,
 }
 
@@ -118,19 +118,15 @@ impl<'a> Cut<'a> {
         let (entries, opened) = crate::json_view::object_entries_opening(doc.json(), |key| {
             !shows_whole(&fields, key) && !shown_below(&fields, key).is_empty()
         })?;
-        let mut cut = BTreeMap::new();
-        for (i, sub) in opened {
-            cut.insert(entries[i].0.to_string(), (entries[i].1, sub));
-        }
-        let top: RawMap<'a> = entries.into_iter().collect();
+        let top: RawMap<'a> = entries.iter().cloned().collect();
         // A repeated key is its last value, which may not be the one read.
-        let cut = cut
+        let cut = opened
             .into_iter()
-            .filter(|(key, (raw, _))| {
-                top.get(key.as_str())
-                    .is_some_and(|t| std::ptr::eq(*t, *raw))
+            .filter(|(i, _)| {
+                let (key, raw) = &entries[*i];
+                top.get(key).is_some_and(|t| std::ptr::eq(*t, *raw))
             })
-            .map(|(key, (_, sub))| (key, sub.into_iter().collect()))
+            .map(|(i, sub)| (entries[i].0.to_string(), sub.into_iter().collect()))
             .collect();
         Some(Cut {
             doc,

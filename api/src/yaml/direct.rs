@@ -95,10 +95,6 @@ struct Entry {
     end: usize,
 }
 
-/// Documents whose JSON text is at least this long keep the buffer it was
-/// written in.
-const TAKEN_BYTES: usize = 64 * 1024;
-
 /// The reader's buffers, kept from one document to the next.
 #[derive(Default)]
 pub(crate) struct Writer {
@@ -142,7 +138,7 @@ impl Writer {
         // A large text is handed over, not copied: the capacity it does not
         // use is pages never touched. A small one is copied to its size, and
         // the buffer serves the next document.
-        let text = if self.out.len() >= TAKEN_BYTES {
+        let text = if self.out.len() >= crate::doc::KEEP_CAPACITY_BYTES {
             std::mem::take(&mut self.out)
         } else {
             self.out.clone()

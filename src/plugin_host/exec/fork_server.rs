@@ -175,7 +175,7 @@ fn server() -> Option<&'static Server> {
 /// End the server: the build's calls are over. Between calls it builds the
 /// builtin's remaining tables (the OpenAPI schema, about a millisecond),
 /// which after the last call only competes with the core's printing for
-/// the two cores (training-operator's tree: see the commit that added it).
+/// the two cores (training-operator's tree: 27.7 -> 25.7 ms).
 /// A later call would take the exec path.
 pub fn finish() {
     let Some(server) = server() else {

@@ -26,14 +26,18 @@ struct ImageRewrite {
     tag_suffix: String,
 }
 
-/// The characters kustomize's image pattern allows in a tag or a digest
-/// (a regexp class).
-const TAG_CHARACTERS: &str = "a-zA-Z0-9_.{}-";
+/// kustomize's regexp for an image of the name `rust` (the name's Go
+/// pattern, translated): the name, then any `:tag` and `@sha256:digest`.
+fn image_regex(rust: &str) -> Result<Regex, Error> {
+    let tag = "[a-zA-Z0-9_.{}-]*";
+    Regex::new(&format!("^{rust}(:{tag})?(@sha256:{tag})?$")).map_err(|e| Error::new(e.to_string()))
+}
 
 /// An image name as kustomize matches it: the name as a Go regexp, then
 /// an optional `:tag` and `@sha256:digest`.
 enum ImageMatcher {
-    /// A name without metacharacters but `.`, matched without a regexp.
+    /// A name without metacharacters but `.`, matched without a regexp:
+    /// the characters `image_regex` allows in a tag or a digest.
     Dotted(String),
     Regex(Regex),
 }
@@ -77,11 +81,7 @@ impl ImageRewrite {
             ImageMatcher::Dotted(name.clone())
         } else {
             kustom_api::go_regex::translate(name.as_str())
-                .and_then(|rust| {
-                    let pattern =
-                        format!("^{rust}(:[{TAG_CHARACTERS}]*)?(@sha256:[{TAG_CHARACTERS}]*)?$");
-                    Regex::new(&pattern).map_err(|e| Error::new(e.to_string()))
-                })
+                .and_then(|rust| image_regex(&rust))
                 .map(ImageMatcher::Regex)
                 .map_err(|e| {
                     Error::new(format!("image name {name:?} is not a valid pattern: {e}"))
@@ -277,10 +277,7 @@ mod tests {
         ];
         for name in names {
             let rust = kustom_api::go_regex::translate(name).expect("translates");
-            let regex = Regex::new(&format!(
-                "^{rust}(:[{TAG_CHARACTERS}]*)?(@sha256:[{TAG_CHARACTERS}]*)?$"
-            ))
-            .expect("compiles");
+            let regex = image_regex(&rust).expect("compiles");
             let dotted = ImageMatcher::Dotted(name.to_string());
             for image in images {
                 assert_eq!(
