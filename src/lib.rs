@@ -4,8 +4,10 @@
 //! [`commands`] (the command line, one module per command) →
 //! [`operations`] (the build pipeline) → [`plugin_host`] (finding, running
 //! and confining plugins) → [`fetch`] (remote resources, the cache and
-//! `kustom.lock`). Below them the shared `kustom_api` crate, and
-//! [`allocator`], the allocator's tuning, which any layer may use.
+//! `kustom.lock`). Below them the shared `kustom_api` crate,
+//! [`processes`], which registers, ends and reaps every child process and
+//! temporary file, and [`allocator`], the allocator's tuning; any layer may
+//! use those.
 
 pub mod allocator;
 pub mod commands;
@@ -13,3 +15,4 @@ pub mod fetch;
 pub mod fuzz_targets;
 pub mod operations;
 pub mod plugin_host;
+pub mod processes;

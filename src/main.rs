@@ -23,7 +23,10 @@ extern "C" fn tune_allocator() {
 }
 
 fn main() {
-    let code = kustom::commands::main();
+    // A panic is reported by its hook and ends with 101 as usual, but only
+    // once every child kustom started is ended and reaped.
+    let code = std::panic::catch_unwind(kustom::commands::main).unwrap_or(101);
+    kustom::processes::end_all();
     // What kustom owns was dropped when `commands::main` returned. `exit`
     // would still run the C library's exit handlers, mimalloc's among them,
     // which purges every page the core kept just before the kernel frees

@@ -37,6 +37,7 @@ pub fn checked(result: std::io::Result<()>) -> Result<(), Error> {
 /// End the process the way a Unix tool ends when its reader has gone:
 /// killed by SIGPIPE (status 141 in a shell), without a message.
 fn end_on_closed_pipe() -> ! {
+    crate::processes::end_all();
     // SAFETY: restoring a signal's default disposition and raising it in
     // this process; nothing else runs concurrently at the end of a command.
     unsafe {

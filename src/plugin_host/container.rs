@@ -366,17 +366,18 @@ pub fn image_digest(settings: &Settings, spec: &ContainerSpec) -> Result<String,
         return Ok(d.clone());
     }
     let inspect = || -> Result<Result<String, String>, Error> {
-        let out = std::process::Command::new(&spec.runtime)
-            .args(["image", "inspect", "--format", "{{.Id}}", &spec.image])
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|e| {
-                Error::new(format!(
-                    "cannot run {} to inspect image {:?}: {e}",
-                    spec.runtime.display(),
-                    spec.image
-                ))
-            })?;
+        let out = crate::processes::output(
+            std::process::Command::new(&spec.runtime)
+                .args(["image", "inspect", "--format", "{{.Id}}", &spec.image])
+                .stdin(std::process::Stdio::null()),
+        )
+        .map_err(|e| {
+            Error::new(format!(
+                "cannot run {} to inspect image {:?}: {e}",
+                spec.runtime.display(),
+                spec.image
+            ))
+        })?;
         let text = String::from_utf8_lossy(&out.stdout);
         let id = text.trim().trim_start_matches("sha256:").to_string();
         if out.status.success() && id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -396,11 +397,12 @@ pub fn image_digest(settings: &Settings, spec: &ContainerSpec) -> Result<String,
         }
         Err(_) => {
             tracing::debug!(image = %spec.image, "pulling container image");
-            let out = std::process::Command::new(&spec.runtime)
-                .args(["pull", &spec.image])
-                .stdin(std::process::Stdio::null())
-                .output()
-                .map_err(|e| {
+            let out = crate::processes::output(
+                std::process::Command::new(&spec.runtime)
+                    .args(["pull", &spec.image])
+                    .stdin(std::process::Stdio::null()),
+            )
+            .map_err(|e| {
                     Error::new(format!("cannot run {}: {e}", spec.runtime.display()))
                 })?;
             if !out.status.success() {
@@ -807,12 +809,11 @@ fn invoke(
         Ok(out) => out,
         Err(e) => {
             // A killed client can leave its container running: remove it.
-            let _ = std::process::Command::new(&spec.runtime)
-                .args(["rm", "-f", &name])
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status();
+            let _ = crate::processes::output(
+                std::process::Command::new(&spec.runtime)
+                    .args(["rm", "-f", &name])
+                    .stdin(std::process::Stdio::null()),
+            );
             return Err(e.context(site));
         }
     };

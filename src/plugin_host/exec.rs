@@ -9,21 +9,23 @@
 //! plugin starts its own session (`setsid`), so every process it leads to
 //! is in a session other than kustom's; when the plugin exits or is killed,
 //! kustom kills and reaps every child of its own that is in another session
-//! and is not a running plugin. That also closes the pipes, so reading
-//! STDOUT never outlives the timeout. Processes kustom starts otherwise
-//! (git for remote resources) stay in kustom's session and are left alone.
+//! and is not a registered process (see `crate::processes`). That also
+//! closes the pipes, so reading STDOUT never outlives the timeout. Processes
+//! kustom starts otherwise (git for remote resources) stay in kustom's
+//! session and are left alone.
 
 pub mod fork_server;
 mod pump;
 mod spawn;
 
 use super::sandbox::CallSandbox;
+use crate::processes;
 use kustom_api::Error;
 use std::ffi::CString;
 use std::io::{Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
-use std::sync::{mpsc, Mutex, OnceLock};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// What a finished plugin process gave back.
@@ -51,26 +53,6 @@ pub struct Limits {
 }
 
 const STDERR_CAP: usize = 1 << 20;
-
-/// Process ids of plugin processes running now (direct children of kustom
-/// that the sweep must not kill). Held while spawning, so that a sweep never
-/// sees a plugin between fork and registration.
-static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
-
-/// Make kustom the reaper of its descendants' orphans (once).
-fn become_subreaper() {
-    static DONE: OnceLock<()> = OnceLock::new();
-    DONE.get_or_init(|| {
-        // SAFETY: prctl with integer arguments.
-        let rc = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
-        if rc != 0 {
-            tracing::debug!(
-                "PR_SET_CHILD_SUBREAPER failed: {}",
-                std::io::Error::last_os_error()
-            );
-        }
-    });
-}
 
 /// Run `program args…` in `cwd` with extra `env`, feeding `stdin`, confined
 /// by `sandbox`.
@@ -115,7 +97,7 @@ pub fn run(
     let argv_ptrs = spawn::pointers(&argv);
     let envp_ptrs = spawn::pointers(&envp);
     let plan = sandbox.namespaces.as_ref();
-    become_subreaper();
+    processes::become_subreaper();
     // The plugin process's stack between the init's clone and exec.
     let mut stack = vec![0u8; 256 * 1024];
     let request = spawn::Request {
@@ -133,9 +115,9 @@ pub fn run(
         },
     };
     let mut child = {
-        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        let starting = processes::starting();
         let child = spawn::spawn(&request).map_err(|e| start_error(&resolved, e, &note))?;
-        live.push(child.pid);
+        starting.started(child.pid, processes::Kind::Init);
         child
     };
     let pid = child.pid;
@@ -184,10 +166,7 @@ pub fn run(
     });
     let (wait_tx, wait_rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let mut status = 0;
-        // SAFETY: waiting for our own child.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        let _ = wait_tx.send((r == pid).then_some(status));
+        let _ = wait_tx.send(processes::wait(pid));
     });
     let waited = match wait_rx.recv_timeout(limits.timeout) {
         Ok(st) => Some(st),
@@ -204,9 +183,6 @@ pub fn run(
                 (Some(status), left as usize, false)
             }
             (_, spawn::Report::SetupFailed { step, errno }) => {
-                LIVE.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .retain(|p| *p != pid);
                 return Err(start_error(
                     &resolved,
                     spawn::StartError {
@@ -222,11 +198,7 @@ pub fn run(
     };
     // The init ended (or was killed at the timeout, handing the plugin's
     // tree to kustom, the subreaper above it): end what is left.
-    let left_behind = {
-        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-        live.retain(|p| *p != pid);
-        left_behind + sweep(&live)
-    };
+    let left_behind = left_behind + processes::starting().sweep_other_sessions();
     // Everything that could hold the pipes is dead; the readers end at once.
     // The deadline only guards against a process kustom could not reach.
     let grace = Duration::from_secs(2);
@@ -302,7 +274,7 @@ pub fn run_builtin(
         .collect();
     let child = {
         // Held from the clone to the registration, as in `run`.
-        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        let starting = processes::starting();
         let Some(child) = fork_server::spawn(
             op,
             cwd,
@@ -315,7 +287,7 @@ pub fn run_builtin(
         else {
             return Ok(None);
         };
-        live.push(child.pid);
+        starting.started(child.pid, processes::Kind::Process);
         child
     };
     let pid = child.pid;
@@ -329,16 +301,10 @@ pub fn run_builtin(
     if pumped.timed_out || pumped.overflow {
         stop(pid);
     }
-    let mut status = 0;
-    // SAFETY: waiting for our own child (the server cloned it as a sibling).
-    let waited = unsafe { libc::waitpid(pid, &mut status, 0) } == pid;
-    LIVE.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .retain(|p| *p != pid);
+    // The server cloned it as kustom's own child.
+    let status = processes::wait(pid);
     let elapsed = started.elapsed();
-    let code = waited
-        .then(|| libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)))
-        .flatten();
+    let code = status.and_then(|s| libc::WIFEXITED(s).then(|| libc::WEXITSTATUS(s)));
     sandbox.set_finished(code, elapsed);
     let note = sandbox.explain();
     if pumped.timed_out {
@@ -414,107 +380,7 @@ fn start_error(program: &Path, e: spawn::StartError, note: &str) -> Error {
 /// Stop a running call: its init (the plugin's tree goes to kustom, which
 /// sweeps it).
 fn stop(pid: i32) {
-    // SAFETY: kill(2) of our own child.
-    unsafe {
-        libc::kill(pid, libc::SIGKILL);
-    }
-}
-
-/// Kill and reap every child of kustom that is in another session than
-/// kustom's and is not in `live` (a plugin's orphaned descendants, see the
-/// module doc). Repeats until none is left, since killing a process
-/// re-parents its own children to kustom. Returns how many were still
-/// running (zombies are reaped without being counted).
-fn sweep(live: &[i32]) -> usize {
-    // SAFETY: getsid(0) asks for our own session.
-    let own_session = unsafe { libc::getsid(0) };
-    let mut running = 0;
-    for _ in 0..1000 {
-        let found: Vec<(i32, bool)> = children()
-            .into_iter()
-            .filter(|pid| !live.contains(pid))
-            .filter_map(|pid| {
-                let stat = stat_fields(pid)?;
-                (stat.session != own_session).then_some((pid, stat.state == 'Z'))
-            })
-            .collect();
-        if found.is_empty() {
-            break;
-        }
-        for (pid, zombie) in found {
-            if !zombie {
-                running += 1;
-            }
-            // SAFETY: signalling and reaping our own child.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, std::ptr::null_mut(), 0);
-            }
-        }
-    }
-    running
-}
-
-/// Direct children of this process (of all its threads): from
-/// `/proc/self/task/*/children` where the kernel has it
-/// (`CONFIG_PROC_CHILDREN`), else by reading every process's parent.
-fn children() -> Vec<i32> {
-    let mut out = Vec::new();
-    let mut listed = false;
-    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
-        for task in tasks.flatten() {
-            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
-                listed = true;
-                out.extend(
-                    text.split_whitespace()
-                        .filter_map(|p| p.parse::<i32>().ok()),
-                );
-            }
-        }
-    }
-    if listed {
-        return out;
-    }
-    let me = std::process::id() as i32;
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for entry in procs.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if stat_fields(pid).is_some_and(|f| f.ppid == me) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-/// The fields of `/proc/PID/stat` the sweep needs.
-struct Stat {
-    state: char,
-    ppid: i32,
-    session: i32,
-}
-
-fn stat_fields(pid: i32) -> Option<Stat> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // "pid (comm) state ppid pgrp session …"; comm may hold spaces and parens.
-    let rest = &text[text.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?.chars().next()?;
-    let ppid = fields.next()?.parse().ok()?;
-    let _pgrp = fields.next()?;
-    let session = fields.next()?.parse().ok()?;
-    Some(Stat {
-        state,
-        ppid,
-        session,
-    })
+    processes::signal(pid, libc::SIGKILL);
 }
 
 /// The error of a process that wrote more than `max_output` bytes.

@@ -7,8 +7,7 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-use wait_timeout::ChildExt;
+use std::time::Instant;
 
 /// git processes started by this process (fetch counting in tests and `-v`).
 pub static GIT_RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -63,15 +62,25 @@ pub fn run(dir: Option<&Path>, args: &[&str], deadline: Instant) -> Result<Strin
     }
     {
         use std::os::unix::process::CommandExt;
-        // Its own process group, so a timeout kills ssh and helpers too.
-        cmd.process_group(0);
+        // KILL when kustom dies, even by KILL. The spawning thread waits
+        // for git (the signal follows the thread, not the process).
+        // SAFETY: prctl is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                Ok(())
+            });
+        }
     }
-    let mut child = cmd.spawn().map_err(|e| {
-        fail(
-            false,
-            format!("no 'git' program on path or it cannot start: {e}"),
-        )
-    })?;
+    // Its own process group, so a timeout, or kustom's end, kills ssh and
+    // the helpers too.
+    let mut child =
+        crate::processes::spawn(&mut cmd, crate::processes::Kind::Group).map_err(|e| {
+            fail(
+                false,
+                format!("no 'git' program on path or it cannot start: {e}"),
+            )
+        })?;
     // Drain both pipes on threads so a chatty git cannot block on a full pipe.
     let mut out = child.stdout.take().expect("piped");
     let mut err = child.stderr.take().expect("piped");
@@ -85,23 +94,16 @@ pub fn run(dir: Option<&Path>, args: &[&str], deadline: Instant) -> Result<Strin
         let _ = err.read_to_end(&mut s);
         s
     });
-    let left = deadline.saturating_duration_since(Instant::now());
-    let status = match child.wait_timeout(left.max(Duration::from_millis(1))) {
-        Ok(Some(s)) => s,
-        Ok(None) => {
-            // SAFETY: kill(2) on the process group we created.
-            unsafe {
-                libc::kill(-(child.id() as i32), libc::SIGKILL);
-            }
-            let _ = child.wait();
+    let status = match crate::processes::wait_until(child.id() as i32, deadline) {
+        Ok(status) => status,
+        Err(_) => {
             let stderr = err_t.join().unwrap_or_default();
             return Err(fail(true, tail(&stderr)));
         }
-        Err(e) => return Err(fail(false, e.to_string())),
     };
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
-    if !status.success() {
+    if status != Some(0) {
         return Err(fail(false, tail(&stderr)));
     }
     Ok(String::from_utf8_lossy(&stdout).into_owned())

@@ -106,15 +106,16 @@ fn split_z(out: &[u8]) -> Vec<String> {
 }
 
 fn git_in(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Error> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        // Never take the index lock for a stat refresh: read only.
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::new(format!("running git: {e}; kustom diff needs git on PATH")))?;
+    let out = crate::processes::output(
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            // Never take the index lock for a stat refresh: read only.
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .stdin(Stdio::null()),
+    )
+    .map_err(|e| Error::new(format!("running git: {e}; kustom diff needs git on PATH")))?;
     if !out.status.success() {
         return Err(Error::new(format!(
             "git {} failed in {}: {}",
@@ -155,16 +156,18 @@ struct CatFile {
 
 impl CatFile {
     fn start(repo: &Repo) -> Result<CatFile, Error> {
-        let mut child = Command::new("git")
-            .arg("-C")
-            .arg(&repo.top)
-            .args(["cat-file", "--batch"])
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| Error::new(format!("running git cat-file: {e}")))?;
+        let mut child = crate::processes::spawn(
+            Command::new("git")
+                .arg("-C")
+                .arg(&repo.top)
+                .args(["cat-file", "--batch"])
+                .env("GIT_OPTIONAL_LOCKS", "0")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null()),
+            crate::processes::Kind::Process,
+        )
+        .map_err(|e| Error::new(format!("running git cat-file: {e}")))?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = BufReader::new(child.stdout.take().expect("piped"));
         Ok(CatFile {
@@ -193,8 +196,9 @@ impl CatFile {
 
 impl Drop for CatFile {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let pid = self.child.id() as i32;
+        crate::processes::signal(pid, libc::SIGKILL);
+        crate::processes::wait(pid);
     }
 }
 

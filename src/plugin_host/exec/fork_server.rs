@@ -125,6 +125,9 @@ pub fn start(child_init: fn()) {
         return;
     }
     drop(server_end);
+    // Registered after the fork: the process has one thread, so nothing
+    // can look at the register meanwhile.
+    crate::processes::starting().started(pid, crate::processes::Kind::Process);
     let _ = SERVER.set(Server {
         socket: Mutex::new(core_end),
         pid,
@@ -184,9 +187,9 @@ pub fn finish() {
     server
         .finished
         .store(true, std::sync::atomic::Ordering::Relaxed);
-    // SAFETY: signalling our own child, which holds nothing the core needs
-    // (a first call's spare it forked ends when the core's socket closes).
-    unsafe { libc::kill(server.pid, libc::SIGKILL) };
+    // It holds nothing the core needs; it is reaped on the way out (see
+    // `crate::processes`), as is a first call's spare it forked.
+    crate::processes::signal(server.pid, libc::SIGKILL);
 }
 
 /// Have the server start the builtin for `op` in `cwd` with the whole
