@@ -80,7 +80,7 @@ pub struct Charts {
     /// chart key → unpacked chart directory, handed to the builtin.
     handed: Mutex<BTreeMap<String, PathBuf>>,
     /// This build's unpacked charts (removed when the build ends).
-    unpacked: Mutex<Vec<tempfile::TempDir>>,
+    unpacked: Mutex<Vec<crate::fetch::remote::cache::Scratch>>,
 }
 
 impl Charts {
@@ -520,12 +520,9 @@ impl Charts {
                 archive.display()
             ));
         }
-        let tmp = self.root.parent().unwrap_or(&self.root).join("tmp");
-        std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        let dir = tempfile::Builder::new()
-            .prefix("chart-")
-            .tempdir_in(&tmp)
-            .map_err(|e| format!("{}: {e}", tmp.display()))?;
+        let dir = Cache::new(self.root.parent().unwrap_or(&self.root).to_path_buf())
+            .scratch_named("chart-")
+            .map_err(|e| e.to_string())?;
         let bad = |e: std::io::Error| {
             format!(
                 "{chart}: {} is not a chart archive (.tgz): {e}",

@@ -271,6 +271,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".kustom-")
         .tempfile_in(dir)
+        .map(crate::processes::Temporary::new)
         .map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
     // The temporary file is private (0600); the result gets the replaced
@@ -287,7 +288,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
             .map_err(fail)?;
     }
     tmp.as_file().sync_all().map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
+    tmp.into_inner().persist(path).map_err(|e| fail(e.error))?;
     Ok(())
 }
 

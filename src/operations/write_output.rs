@@ -123,6 +123,7 @@ pub fn write_dir(resources: &[Doc], top: &Kustomization, dir: &Path) -> Result<(
     let stage = tempfile::Builder::new()
         .prefix(".kustom-output-")
         .tempdir_in(dir)
+        .map(crate::processes::Temporary::new)
         .map_err(|e| fail("creating a staging directory in", dir, e))?;
     for (name, r) in &files {
         let staged = stage.path().join(name);

@@ -13,6 +13,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// A temporary file or directory (a `tempfile::TempDir` or
 /// `NamedTempFile`) that is removed even when kustom ends on a signal.
+#[derive(Debug)]
 pub struct Temporary<T: AsRef<Path>> {
     inner: Option<T>,
     id: u64,

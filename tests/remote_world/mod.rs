@@ -246,7 +246,9 @@ impl World {
         std::fs::write(&ca_file, ca).unwrap();
         let http = serve(files.clone(), None);
         let https = serve(files, Some(tls));
-        // A git that logs its arguments, then runs the real one.
+        // A git that logs its arguments, then runs the real one; with
+        // KUSTOM_TEST_GIT_HANG set to a git subcommand, that git instead
+        // touches $KUSTOM_TEST_GIT_HANG_MARK and sleeps (a fetch to kill).
         let shim_dir = tmp.path().join("shim");
         std::fs::create_dir_all(&shim_dir).unwrap();
         let git_log = tmp.path().join("git.log");
@@ -255,7 +257,7 @@ impl World {
         std::fs::write(
             &shim,
             format!(
-                "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+                "#!/bin/sh\necho \"$*\" >> '{}'\nif [ -n \"$KUSTOM_TEST_GIT_HANG\" ]; then case \" $* \" in *\" $KUSTOM_TEST_GIT_HANG \"*) touch \"$KUSTOM_TEST_GIT_HANG_MARK\"; exec sleep 3600 ;; esac; fi\nexec '{}' \"$@\"\n",
                 git_log.display(),
                 real_git.display()
             ),
@@ -377,6 +379,24 @@ impl World {
     }
 
     fn command(&self, program: &str, args: &[&str], dir: &Path) -> Output {
+        self.prepared(program, args, dir).output().unwrap()
+    }
+
+    /// `kustom ARGS` in `dir` with `extra` environment, started, not waited for.
+    pub fn kustom_started(
+        &self,
+        args: &[&str],
+        dir: &Path,
+        extra: &[(&str, &str)],
+    ) -> std::process::Child {
+        let mut cmd = self.prepared(env!("CARGO_BIN_EXE_kustom"), args, dir);
+        cmd.envs(extra.iter().copied())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        cmd.spawn().unwrap()
+    }
+
+    fn prepared(&self, program: &str, args: &[&str], dir: &Path) -> Command {
         let mut cmd = Command::new(program);
         cmd.args(args).current_dir(dir);
         for k in [
@@ -391,7 +411,7 @@ impl World {
         for (k, v) in self.env() {
             cmd.env(k, v);
         }
-        cmd.output().unwrap()
+        cmd
     }
 
     /// `kustom ARGS` in `dir`.

@@ -8,13 +8,18 @@
 //! git/<repo key>/refs.json                 last commit each ref resolved to (--offline)
 //! git/<repo key>/.lock                     flock(2) held while fetching
 //! http/<url key>.body, http/<url key>.json the file, its URL, validators and sha256
-//! tmp/                                     fetches in progress (renamed into place)
+//! tmp/fetch-*, tmp/chart-*                 fetches and unpacked charts in progress
 //! ```
 //!
 //! Entries appear by rename, so a reader sees a whole entry or none; a
 //! checkout counts only once its `.sums` exists, and a file only when its
 //! body matches the digest in its `.json`, so anything half-written or
 //! edited is fetched again.
+//!
+//! A directory under `tmp/` is locked (`flock`) by the build that made it
+//! for as long as that build lives, and removed when it ends, by any way
+//! out but KILL; the first build that looks into the cache afterwards
+//! removes every one whose lock it can take (see [`Scratch`]).
 
 use crate::fetch::lock::{file_sha256, sha256_hex};
 use kustom_api::Error;
@@ -128,13 +133,60 @@ impl Cache {
     }
 
     /// A new private directory for a fetch in progress.
-    pub fn scratch(&self) -> Result<tempfile::TempDir, Error> {
+    pub fn scratch(&self) -> Result<Scratch, Error> {
+        self.scratch_named("fetch-")
+    }
+
+    /// A new private directory under `tmp/` whose name starts with `prefix`.
+    pub fn scratch_named(&self, prefix: &str) -> Result<Scratch, Error> {
+        self.remove_abandoned();
         let tmp = self.root.join("tmp");
         std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
-        tempfile::Builder::new()
-            .prefix("fetch-")
+        // Made under a name no sweep takes, locked, then renamed: a
+        // directory under its final name is locked from the start.
+        let made = tempfile::Builder::new()
+            .prefix(NEW_SCRATCH)
             .tempdir_in(&tmp)
-            .map_err(io(&tmp))
+            .map_err(io(&tmp))?;
+        let held = lock_dir(made.path()).map_err(io(made.path()))?;
+        let name = made
+            .path()
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(NEW_SCRATCH))
+            .map(|n| format!("{prefix}{n}"))
+            .expect("tempfile names it with the prefix");
+        let path = tmp.join(name);
+        std::fs::rename(made.path(), &path).map_err(io(&path))?;
+        let _ = made.keep();
+        Ok(Scratch {
+            path: Some(crate::processes::Temporary::new(path)),
+            _held: held,
+        })
+    }
+
+    /// Remove what killed builds left under `tmp/` (once per process):
+    /// every directory whose lock can be taken, and half-made ones after a
+    /// minute.
+    pub fn remove_abandoned(&self) {
+        static DONE: std::sync::Once = std::sync::Once::new();
+        DONE.call_once(|| {
+            for entry in read_dir(&self.root.join("tmp")) {
+                let name = entry.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                let abandoned = if name.starts_with(NEW_SCRATCH) {
+                    std::fs::symlink_metadata(&entry)
+                        .and_then(|m| m.modified())
+                        .is_ok_and(|t| t.elapsed().unwrap_or_default().as_secs() > 60)
+                } else {
+                    // Taken without waiting: the build that made it is gone.
+                    try_lock_dir(&entry).is_some()
+                };
+                if abandoned {
+                    tracing::debug!(dir = %entry.display(), "removing what a killed build left");
+                    remove_any(&entry);
+                }
+            }
+        });
     }
 
     /// Take the repository's lock (blocks while another build fetches it).
@@ -180,10 +232,9 @@ impl Cache {
     pub fn discard(&self, entry: &Path) -> Result<(), Error> {
         let _ = std::fs::remove_file(sums_path(entry));
         if entry.exists() {
-            let trash = self.scratch()?.keep();
-            let target = trash.join("old");
+            let trash = self.scratch()?;
+            let target = trash.path().join("old");
             std::fs::rename(entry, &target).map_err(io(entry))?;
-            let _ = std::fs::remove_dir_all(&trash);
         }
         Ok(())
     }
@@ -376,8 +427,11 @@ impl Cache {
                 }
             }
         }
-        // Fetches abandoned by killed builds.
+        // Fetches abandoned by killed builds (not one a build still holds).
         for t in read_dir(&self.root.join("tmp")) {
+            if t.is_dir() && try_lock_dir(&t).is_none() {
+                continue;
+            }
             if max_age.is_none()
                 || old(&t) && {
                     let day = std::time::Duration::from_secs(86400);
@@ -403,6 +457,60 @@ impl Cache {
             .ok()?;
         // SAFETY: flock on a descriptor we own.
         (unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0).then_some(RepoLock(file))
+    }
+}
+
+/// How a scratch directory is named until it is locked.
+const NEW_SCRATCH: &str = ".new-";
+
+/// A private directory under the cache's `tmp/`: removed when dropped (or
+/// on a signal), and locked while the build that made it lives.
+#[derive(Debug)]
+pub struct Scratch {
+    path: Option<crate::processes::Temporary<PathBuf>>,
+    /// The `flock` on the directory, released when the build ends.
+    _held: std::fs::File,
+}
+
+impl Scratch {
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        self.path.as_deref().expect("present until dropped")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Some(path) = self.path.take() {
+            let path = path.into_inner();
+            remove_any(&path);
+        }
+    }
+}
+
+/// Open `dir` and take its lock, waiting for nobody.
+fn try_lock_dir(dir: &Path) -> Option<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(dir).ok()?;
+    // SAFETY: flock on a descriptor we own.
+    (unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0).then_some(file)
+}
+
+/// Open `dir` and take its lock (it is new: nobody else holds it).
+fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
+    try_lock_dir(dir).ok_or_else(std::io::Error::last_os_error)
+}
+
+/// Remove a directory tree or a file.
+fn remove_any(p: &Path) {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => {
+            let _ = std::fs::remove_dir_all(p);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(p);
+        }
+        Err(_) => {}
     }
 }
 

@@ -78,6 +78,8 @@ pub struct Fetcher {
     failed: Mutex<HashMap<String, FileError>>,
     /// One checkout per repository, ref and root directory per build.
     repos: Mutex<HashMap<RepoKey, Memo>>,
+    /// Cache entries whose every file matched its digest in this build.
+    verified: Mutex<std::collections::HashSet<PathBuf>>,
     /// (clone URL, ref) → commit, one `git ls-remote` per build.
     resolved: Mutex<HashMap<(String, String), ResolveMemo>>,
 }
@@ -93,6 +95,7 @@ impl Fetcher {
             files: Mutex::new(BTreeMap::new()),
             failed: Mutex::new(HashMap::new()),
             repos: Mutex::new(HashMap::new()),
+            verified: Mutex::new(Default::default()),
             resolved: Mutex::new(HashMap::new()),
         }
     }
@@ -183,6 +186,7 @@ impl Fetcher {
     }
 
     fn file_uncached(&self, url: &str) -> Result<PathBuf, FileError> {
+        self.cache.remove_abandoned();
         if let Some(e) = self.not_in_lock(url) {
             return Err(FileError::Other(e));
         }
@@ -224,7 +228,15 @@ impl Fetcher {
             }
             (_, cached) => {
                 let _announce = progress::announce_if_slow(url.to_string());
-                self.download(url, cached)?
+                let held = cached.is_some();
+                self.download(url, cached).map_err(|e| match e {
+                    // The network is down (or the server unreachable) but an
+                    // earlier build cached the file: say how to use it.
+                    FileError::Transport(why) if held => FileError::Transport(format!(
+                        "{why}\nthe cache holds {url}: `kustom build --offline` would build from it"
+                    )),
+                    e => e,
+                })?
             }
         };
         let digest = |p: &Path| {
@@ -303,6 +315,7 @@ impl Fetcher {
     /// refuses; a damaged entry is fetched again, or under `--offline`
     /// named as damaged.
     pub fn repo(&self, spec: &RepoSpec) -> Result<(Checkout, PathBuf), String> {
+        self.cache.remove_abandoned();
         if let Some(e) = self.not_in_lock(&spec.raw) {
             return Err(e);
         }
@@ -335,11 +348,9 @@ impl Fetcher {
                 self.checkout(spec, &url, &git_ref, refetch)
             })
             .clone()?;
-        if let Some(damage) = self
-            .cache
-            .damage(&checkout.dir, &spec.root)
-            .map_err(|e| e.to_string())?
-        {
+        // The whole entry, not only the root's directory: a base reads
+        // files beside it too (`../components/x`, a sibling's patch).
+        if let Some(damage) = self.damage_once(&checkout.dir)? {
             if self.offline {
                 return Err(format!(
                     "--offline: the cached checkout of {} at commit {} is damaged ({damage} does not match the digest recorded when it was fetched); build once online to fetch it again",
@@ -381,6 +392,28 @@ impl Fetcher {
             });
         }
         Ok((checkout, root))
+    }
+
+    /// The first damaged file of a cached checkout (see `Cache::damage`),
+    /// checked once per entry per build: every file of the entry, since a
+    /// build may read any of them.
+    fn damage_once(&self, entry: &Path) -> Result<Option<String>, String> {
+        if self
+            .verified
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(entry)
+        {
+            return Ok(None);
+        }
+        let damage = self.cache.damage(entry, "").map_err(|e| e.to_string())?;
+        if damage.is_none() {
+            self.verified
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(entry.to_path_buf());
+        }
+        Ok(damage)
     }
 
     /// The cache entry holding `commit` for `spec`: a whole checkout if one
@@ -531,7 +564,7 @@ impl Fetcher {
     fn same_root(&self, entry: &Path, work: &Path, spec: &RepoSpec) -> Result<bool, String> {
         if self
             .cache
-            .damage(entry, &spec.root)
+            .damage(entry, "")
             .map_err(|e| e.to_string())?
             .is_some()
         {

@@ -208,6 +208,7 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
     let tmp = tempfile::Builder::new()
         .prefix("kustom-diff-")
         .tempdir()
+        .map(crate::processes::Temporary::new)
         .map_err(|e| Error::new(format!("creating a temporary directory: {e}")))?;
     let base_dir = tmp.path().join("base");
     let head_dir = tmp.path().join("head");

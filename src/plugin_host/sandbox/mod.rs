@@ -33,6 +33,7 @@ pub mod policy;
 pub mod seccomp;
 pub mod system;
 
+use crate::processes::Temporary;
 use kustom_api::Error;
 use landlock::{
     Access, AccessFs, AccessNet, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
@@ -155,7 +156,7 @@ pub struct Policy {
 /// Landlock ruleset and the environment.
 #[derive(Debug)]
 pub struct CallSandbox {
-    dir: Option<tempfile::TempDir>,
+    dir: Option<Temporary<tempfile::TempDir>>,
     /// The policy applied.
     pub policy: Policy,
     /// The plugin's name (for messages).
@@ -256,6 +257,7 @@ impl Sandbox {
                 tempfile::Builder::new()
                     .prefix("kustom-plugin-")
                     .tempdir()
+                    .map(Temporary::new)
                     .map_err(|e| {
                         Error::new(format!(
                             "creating the private temporary directory for {}: {e}",
