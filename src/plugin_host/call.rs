@@ -12,7 +12,7 @@ use kustom_api::doc::Doc;
 use kustom_api::protocol::{
     ENV_ENABLE_HELM, ENV_GENERATE_FIRST, ENV_HELM_COMMAND, ENV_KUSTOMIZATION, ENV_LOAD_RESTRICTOR,
 };
-use kustom_api::{resource, Error, Value};
+use kustom_api::{Error, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -34,15 +34,6 @@ pub(super) fn unsupported_transform(site: &Site<'_>) -> Error {
         "{site} does not support `transform` (exit status 127), but {} lists it as a transformer",
         site.kust_file.display()
     ))
-}
-
-/// The kinds of a batch of config objects, in order (`A, B, A`).
-pub(super) fn kinds_of(batch: &[Value]) -> String {
-    batch
-        .iter()
-        .map(resource::kind)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 impl Settings {

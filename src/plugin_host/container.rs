@@ -32,11 +32,11 @@
 //! that the output stays the same.
 
 pub use super::container_settings::{ContainerSettings, ENV_CONTAINER_RUNTIME};
-use super::exec;
-use super::krm::{parse_output, KIO_ANNOTATIONS};
-use super::legacy::{
+use super::exchange::{
     apply_generator_options, expand_lists, merge_by_current_id, LEGACY_ID_ANNOTATION,
 };
+use super::exec;
+use super::krm::{parse_output, KIO_ANNOTATIONS};
 use super::sandbox::{CallSandbox, Sandbox, Subject};
 use super::{Settings, Site};
 use crate::fetch::lock::{LockMode, PluginPin};
@@ -874,7 +874,7 @@ pub fn transform(
     site: &Site<'_>,
     sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
-    let items: Vec<String> = super::legacy::with_id_annotations(&resources)
+    let items: Vec<String> = super::exchange::with_id_annotations(&resources)
         .iter()
         .map(yaml::to_yaml_unfolded)
         .collect();

@@ -7,7 +7,7 @@ use super::lookup::{group_of, Location};
 use super::sandbox::CallSandbox;
 use super::settings::{Settings, BUILTIN_GROUP, CALLS};
 use super::site::Site;
-use super::{container, krm, legacy};
+use super::{container, exchange, krm, legacy};
 use kustom_api::doc::{self, Doc};
 use kustom_api::protocol::{self, ID_ANNOTATION};
 use kustom_api::{resource, Error, ResId, Value};
@@ -85,7 +85,7 @@ impl Settings {
                 let mut out = Vec::new();
                 let mut wrote = None;
                 protocol::for_each_in_stream(&res.stdout, |v| {
-                    let docs = legacy::expand_lists(vec![v]).map_err(|why| {
+                    let docs = exchange::expand_lists(vec![v]).map_err(|why| {
                         wrote = Some(Error::new(format!("{site} wrote {why}")));
                         Error::new("")
                     })?;
@@ -95,12 +95,11 @@ impl Settings {
                         if resource::annotation(&d, protocol::LEGACY_NEEDS_HASH).is_some()
                             || resource::annotation(&d, protocol::LEGACY_BEHAVIOR).is_some()
                         {
-                            legacy::apply_generator_options(std::slice::from_mut(&mut d)).map_err(
-                                |e| {
+                            exchange::apply_generator_options(std::slice::from_mut(&mut d))
+                                .map_err(|e| {
                                     wrote = Some(e.context(site));
                                     Error::new("")
-                                },
-                            )?;
+                                })?;
                         }
                         out.push(Doc::from_value(&d));
                     }
@@ -313,7 +312,7 @@ impl Settings {
         let out =
             protocol::read_stream(&res.stdout).map_err(|e| site.junk_error(&res, &e.message))?;
         let mut out =
-            legacy::expand_lists(out).map_err(|why| Error::new(format!("{site} wrote {why}")))?;
+            exchange::expand_lists(out).map_err(|why| Error::new(format!("{site} wrote {why}")))?;
         // A transformer that echoes its own configuration objects back (even
         // edited) has not made resources of them: an output without an id
         // that has a config's id is that config.

@@ -23,10 +23,10 @@
 //! legacy `needs-hash` / `behavior` annotations; transformer output is
 //! matched back by current id, as for legacy exec plugins.
 
-use super::exec;
-use super::legacy::{
+use super::exchange::{
     apply_generator_options, expand_lists, merge_by_current_id, LEGACY_ID_ANNOTATION,
 };
+use super::exec;
 use super::sandbox::CallSandbox;
 use super::settings::Settings;
 use super::site::Site;
@@ -410,7 +410,7 @@ pub fn transform(
     site: &Site<'_>,
     sandbox: &CallSandbox,
 ) -> Result<Vec<Value>, Error> {
-    let items = super::legacy::with_id_annotations(&resources);
+    let items = super::exchange::with_id_annotations(&resources);
     let out = invoke(settings, spec, config, items, dir, site, sandbox)?;
     merge_by_current_id(resources, out.items, LEGACY_ID_ANNOTATION).map_err(|e| e.context(site))
 }

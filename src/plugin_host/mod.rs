@@ -16,6 +16,7 @@ mod call;
 pub mod container;
 pub mod container_settings;
 mod encode;
+pub mod exchange;
 pub mod exec;
 pub mod helm_overrides;
 mod kep;

@@ -2,7 +2,6 @@
 //! executable, the config's apiVersion and kind, the operation and the
 //! kustomization that listed it.
 
-use super::call::kinds_of;
 use super::exec;
 use super::lookup::Location;
 use kustom_api::Error;
@@ -154,4 +153,13 @@ fn stdout_head(stdout: &[u8]) -> String {
             text.lines().take(8).collect::<Vec<_>>().join("\n  ")
         )
     }
+}
+
+/// The kinds of a batch of config objects, in order (`A, B, A`).
+fn kinds_of(batch: &[Value]) -> String {
+    batch
+        .iter()
+        .map(resource::kind)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

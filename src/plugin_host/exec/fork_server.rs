@@ -27,6 +27,7 @@
 //! `--enable-helm`) take the exec path.
 
 use super::super::sandbox::{capabilities, ChildSetup, Confinement};
+use super::pump::{set_nonblocking, Started};
 use super::spawn::{close_from, pipe};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -63,20 +64,6 @@ struct Request {
     confinement: Confinement,
     /// Whether a Landlock ruleset descriptor follows the three pipes.
     ruleset: bool,
-}
-
-/// A builtin process the server started: the core's child.
-pub struct Started {
-    /// Its process id.
-    pub pid: i32,
-    /// Its STDIN.
-    pub stdin: File,
-    /// How much of the input was written to STDIN already.
-    pub written: usize,
-    /// Its STDOUT.
-    pub stdout: File,
-    /// Its STDERR.
-    pub stderr: File,
 }
 
 /// Start the fork server (once). Call only while the process has a single thread (the server is a fork of
@@ -240,7 +227,7 @@ pub fn spawn(
     // the answer came 0.34 ms after the request was taken, the input
     // followed it).
     let stdin = File::from(stdin_w);
-    super::pump::set_nonblocking(&stdin);
+    set_nonblocking(&stdin);
     let written = (&stdin).write(input).unwrap_or(0);
     let mut answer = [0u8; 4];
     // SAFETY: reading into a local buffer of its length.

@@ -2,11 +2,25 @@
 //! thread, with `poll`: a builtin call is too short for the three helper
 //! threads the general path starts.
 
-use super::fork_server::Started;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
 use std::time::Instant;
+
+/// A process whose pipes the pump drives (a builtin process the fork
+/// server started, the core's child).
+pub struct Started {
+    /// Its process id.
+    pub pid: i32,
+    /// Its STDIN.
+    pub stdin: File,
+    /// How much of the input was written to STDIN already.
+    pub written: usize,
+    /// Its STDOUT.
+    pub stdout: File,
+    /// Its STDERR.
+    pub stderr: File,
+}
 
 /// What the pump collected.
 pub struct Pumped {
