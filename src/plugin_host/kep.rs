@@ -27,7 +27,8 @@ impl Settings {
         let mut out = Vec::new();
         for (loc, batches) in self.plan(configs, dir, kust_file)? {
             for batch in self.audit_batches(&loc, batches) {
-                let site = Site::of_batch(&loc, batch, "generate", kust_file);
+                let site =
+                    Site::of_batch((loc.protocol(), loc.path()), batch, "generate", kust_file);
                 let call = self.begin(&loc, batch, dir)?;
                 let result = self.generate_call(&loc, batch, dir, &site, &call.sandbox);
                 self.audit_call(&call, &site, batch, None, result.as_deref())?;
@@ -168,7 +169,8 @@ impl Settings {
                 {
                     continue;
                 }
-                let site = Site::of_batch(&loc, batch, "transform", kust_file);
+                let site =
+                    Site::of_batch((loc.protocol(), loc.path()), batch, "transform", kust_file);
                 let call = self.begin(&loc, batch, dir)?;
                 // The shipped builtin's generators are consecutive configs of
                 // it, so they all open the first call.

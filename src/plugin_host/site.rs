@@ -3,7 +3,6 @@
 //! kustomization that listed it.
 
 use super::exec;
-use super::lookup::Location;
 use kustom_api::Error;
 use kustom_api::{resource, Value};
 use std::path::Path;
@@ -13,7 +12,7 @@ use std::path::Path;
 /// the kustomization file that listed the object.
 #[derive(Debug, Clone)]
 pub struct Site<'a> {
-    /// Protocol name ([`Location::protocol`]).
+    /// Protocol name (`lookup::Location::protocol`).
     pub protocol: &'static str,
     /// The executable.
     pub path: &'a Path,
@@ -31,17 +30,17 @@ pub struct Site<'a> {
 
 impl<'a> Site<'a> {
     /// The site of one call: `op` of the config objects `batch` (the first
-    /// names it) run by the plugin at `loc`, listed in `kust_file`.
+    /// names it) run by `path` of `protocol`, listed in `kust_file`.
     pub fn of_batch(
-        loc: &'a Location,
+        (protocol, path): (&'static str, &'a Path),
         batch: &'a [Value],
         op: &'a str,
         kust_file: &'a Path,
     ) -> Site<'a> {
         let first = &batch[0];
         Site {
-            protocol: loc.protocol(),
-            path: loc.path(),
+            protocol,
+            path,
             api_version: resource::api_version(first),
             kind: resource::kind(first),
             kinds: kinds_of(batch),
