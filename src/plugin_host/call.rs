@@ -27,6 +27,9 @@ pub(super) struct Call {
     pub(super) sandbox: CallSandbox,
     /// A container function's image as written (its digest is `sha256`).
     pub(super) image: Option<String>,
+    /// Run by the fork server (the shipped builtin, starting no process),
+    /// not exec'd.
+    pub(super) forked: bool,
 }
 
 pub(super) fn unsupported_transform(site: &Site<'_>) -> Error {
@@ -50,6 +53,7 @@ impl Settings {
                 name,
                 sha256: digest,
                 image: Some(spec.image.clone()),
+                forked: false,
             });
         }
         let shipped = matches!(loc, Location::ShippedBuiltin(_));
@@ -98,6 +102,9 @@ impl Settings {
                 ));
             }
         }
+        // The forked builtin writes nothing and starts nothing; a call that
+        // runs helm is exec'd with a private TMPDIR.
+        let forked = shipped && !runs_helm && exec::fork_server::running();
         let started = std::time::Instant::now();
         let sandbox = self.sandbox.prepare(&Subject {
             name: &name,
@@ -106,9 +113,7 @@ impl Settings {
             tree: dir,
             read_anywhere: self.load_restrictor == "LoadRestrictionsNone",
             extra_read,
-            // The forked builtin writes nothing and starts nothing; a call
-            // that runs helm is exec'd with a private TMPDIR.
-            private_dir: !(shipped && !runs_helm && exec::fork_server::running()),
+            private_dir: !forked,
         })?;
         tracing::debug!(plugin = %name, us = started.elapsed().as_micros() as u64, "sandbox prepared");
         Ok(Call {
@@ -116,6 +121,7 @@ impl Settings {
             sha256,
             sandbox,
             image: None,
+            forked,
         })
     }
 
@@ -216,8 +222,9 @@ impl Settings {
         dir: &Path,
         mut stdin: Vec<u8>,
         generate_first: usize,
-        sandbox: &CallSandbox,
+        call: &Call,
     ) -> Result<Option<exec::Output>, Error> {
+        let sandbox = &call.sandbox;
         CALLS.fetch_add(1, Ordering::Relaxed);
         let path = loc.path();
         tracing::debug!(plugin = %path.display(), protocol = site.protocol, kinds = %site.kinds, op = site.op, dir = %dir.display(), generate_first, "plugin call");
@@ -240,7 +247,7 @@ impl Settings {
             }
         }
         let started = std::time::Instant::now();
-        let forked = if sandbox.dir().is_none() && matches!(loc, Location::ShippedBuiltin(_)) {
+        let forked = if call.forked {
             exec::run_builtin(site.op, dir, &env, &mut stdin, self.limits, sandbox)
                 .map_err(|e| e.context(site))?
         } else {

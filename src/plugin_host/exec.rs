@@ -22,10 +22,8 @@ use super::sandbox::CallSandbox;
 use crate::processes;
 use kustom_api::Error;
 use std::ffi::CString;
-use std::io::{Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// What a finished plugin process gave back.
@@ -121,89 +119,50 @@ pub fn run(
         child
     };
     let pid = child.pid;
-    let child_stdin = child.stdin.take();
-    let child_stdout = child.stdout.take();
-    let child_stderr = child.stderr.take();
+    let (Some(child_stdin), Some(child_stdout), Some(child_stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        unreachable!("spawn makes the three pipes");
+    };
     let max_output = limits.max_output;
-    std::thread::spawn(move || {
-        if let Some(mut w) = child_stdin {
-            // A plugin may exit without reading its input; that is not our error.
-            let _ = w.write_all(&stdin);
-        }
-    });
-    let (out_tx, out_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let mut overflow = false;
-        if let Some(mut r) = child_stdout {
-            let mut chunk = vec![0u8; 64 * 1024];
-            loop {
-                match r.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if buf.len() + n > max_output {
-                            overflow = true;
-                            // Stop the producer: it would block on a full pipe otherwise.
-                            stop(pid);
-                            break;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                    }
-                }
-            }
-        }
-        let _ = out_tx.send((buf, overflow));
-    });
-    let (err_tx, err_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(mut r) = child_stderr {
-            let _ = (&mut r).take(STDERR_CAP as u64).read_to_end(&mut buf);
-            // Drain the rest so the plugin never blocks on STDERR.
-            let _ = std::io::copy(&mut r, &mut std::io::sink());
-        }
-        let _ = err_tx.send(buf);
-    });
-    let (wait_tx, wait_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = wait_tx.send(processes::wait(pid));
-    });
-    let waited = match wait_rx.recv_timeout(limits.timeout) {
-        Ok(st) => Some(st),
-        Err(_) => {
-            stop(pid);
-            let _ = wait_rx.recv();
-            None
-        }
-    };
+    // The plugin's pipes end once it and everything it started are gone:
+    // the init kills what the plugin leaves behind before it exits.
+    let pumped = pump::pump(
+        pump::Started {
+            pid,
+            stdin: child_stdin,
+            written: 0,
+            stdout: child_stdout,
+            stderr: child_stderr,
+        },
+        stdin,
+        started + limits.timeout,
+        max_output,
+        STDERR_CAP,
+    );
+    if pumped.timed_out || pumped.overflow {
+        // The init: the plugin's tree goes to kustom, which sweeps it below.
+        stop(pid);
+    }
+    processes::wait(pid);
     // What ended, and what was left behind.
-    let (status, left_behind, timed_out) = {
-        match (waited, child.report()) {
-            (Some(_), spawn::Report::Ended { status, left }) => {
-                (Some(status), left as usize, false)
-            }
-            (_, spawn::Report::SetupFailed { step, errno }) => {
-                return Err(start_error(
-                    &resolved,
-                    spawn::StartError {
-                        step,
-                        error: std::io::Error::from_raw_os_error(errno),
-                    },
-                    &note,
-                ));
-            }
-            (Some(_), spawn::Report::Missing) => (None, 0, false),
-            (None, _) => (None, 0, true),
+    let (status, left_behind) = match child.report() {
+        spawn::Report::SetupFailed { step, errno } => {
+            return Err(start_error(
+                &resolved,
+                spawn::StartError {
+                    step,
+                    error: std::io::Error::from_raw_os_error(errno),
+                },
+                &note,
+            ));
         }
+        spawn::Report::Ended { status, left } if !pumped.timed_out => (Some(status), left as usize),
+        _ => (None, 0),
     };
-    // The init ended (or was killed at the timeout, handing the plugin's
-    // tree to kustom, the subreaper above it): end what is left.
+    let timed_out = pumped.timed_out;
     let left_behind = left_behind + processes::starting().sweep_other_sessions();
-    // Everything that could hold the pipes is dead; the readers end at once.
-    // The deadline only guards against a process kustom could not reach.
-    let grace = Duration::from_secs(2);
-    let stdout = out_rx.recv_timeout(grace).ok();
-    let stderr = err_rx.recv_timeout(grace).unwrap_or_default();
+    let (stdout, stderr, overflow) = (pumped.stdout, pumped.stderr, pumped.overflow);
     let elapsed = started.elapsed();
     let code = status.and_then(|s| libc::WIFEXITED(s).then(|| libc::WEXITSTATUS(s)));
     sandbox.set_finished(code, elapsed);
@@ -215,12 +174,6 @@ pub fn run(
             stderr_tail(&stderr)
         )));
     }
-    let Some((stdout, overflow)) = stdout else {
-        return Err(Error::new(format!(
-            "exited, but a process kustom cannot reach still holds its STDOUT{}{note}",
-            stderr_tail(&stderr)
-        )));
-    };
     if overflow {
         return Err(overflow_error(max_output, &stderr));
     }

@@ -2,9 +2,9 @@
 //! resources matched back to what was sent by their id annotation.
 
 use super::call::unsupported_transform;
+use super::call::Call;
 use super::encode::{check_unique_ids, encode, encode_values, record_previous_id};
 use super::lookup::{group_of, Location};
-use super::sandbox::CallSandbox;
 use super::settings::{Settings, BUILTIN_GROUP, CALLS};
 use super::site::Site;
 use super::{container, exchange, krm, legacy};
@@ -30,7 +30,7 @@ impl Settings {
                 let site =
                     Site::of_batch((loc.protocol(), loc.path()), batch, "generate", kust_file);
                 let call = self.begin(&loc, batch, dir)?;
-                let result = self.generate_call(&loc, batch, dir, &site, &call.sandbox);
+                let result = self.generate_call(&loc, batch, dir, &site, &call);
                 self.audit_call(&call, &site, batch, None, result.as_deref())?;
                 out.extend(result?);
             }
@@ -45,7 +45,7 @@ impl Settings {
         batch: &[Value],
         dir: &Path,
         site: &Site<'_>,
-        sandbox: &CallSandbox,
+        call: &Call,
     ) -> Result<Vec<Doc>, Error> {
         let first = &batch[0];
         let kust_file = site.kust_file;
@@ -53,26 +53,42 @@ impl Settings {
             Location::Legacy(path) => {
                 CALLS.fetch_add(1, Ordering::Relaxed);
                 Ok(doc::from_owned_values(legacy::generate(
-                    self, path, first, dir, site, sandbox,
+                    self,
+                    path,
+                    first,
+                    dir,
+                    site,
+                    &call.sandbox,
                 )?))
             }
             Location::Krm(spec) => {
                 CALLS.fetch_add(1, Ordering::Relaxed);
                 Ok(doc::from_owned_values(krm::generate(
-                    self, spec, first, dir, site, sandbox,
+                    self,
+                    spec,
+                    first,
+                    dir,
+                    site,
+                    &call.sandbox,
                 )?))
             }
             Location::Container(spec) => {
                 CALLS.fetch_add(1, Ordering::Relaxed);
                 let digest = container::image_digest(self, spec)?;
                 Ok(doc::from_owned_values(container::generate(
-                    self, spec, &digest, first, dir, site, sandbox,
+                    self,
+                    spec,
+                    &digest,
+                    first,
+                    dir,
+                    site,
+                    &call.sandbox,
                 )?))
             }
             Location::Kep(_) | Location::ShippedBuiltin(_) => {
                 let group = group_of(first);
                 let stdin = encode(&group, batch, &[]);
-                let Some(res) = self.call(loc, site, dir, stdin, 0, sandbox)? else {
+                let Some(res) = self.call(loc, site, dir, stdin, 0, call)? else {
                     return Err(Error::new(format!(
                         "{site} does not support `generate` (exit status 127), but {} lists it as a generator",
                         kust_file.display()
@@ -179,14 +195,7 @@ impl Settings {
                 generate_first -= generators;
                 let before = self.audit.as_ref().map(|_| resources.clone());
                 let result = self.transform_call(
-                    &loc,
-                    batch,
-                    resources,
-                    dir,
-                    &site,
-                    optional,
-                    generators,
-                    &call.sandbox,
+                    &loc, batch, resources, dir, &site, optional, generators, &call,
                 );
                 self.audit_call(&call, &site, batch, before.as_deref(), result.as_deref())?;
                 resources = result?;
@@ -218,7 +227,7 @@ impl Settings {
         site: &Site<'_>,
         optional: bool,
         generators: usize,
-        sandbox: &CallSandbox,
+        call: &Call,
     ) -> Result<Vec<Doc>, Error> {
         let first = &batch[0];
         Ok(match loc {
@@ -227,14 +236,28 @@ impl Settings {
                 let rs = doc::to_values(&resources);
                 drop(resources);
                 doc::from_owned_values(legacy::transform(
-                    self, path, first, rs, dir, site, sandbox,
+                    self,
+                    path,
+                    first,
+                    rs,
+                    dir,
+                    site,
+                    &call.sandbox,
                 )?)
             }
             Location::Krm(spec) => {
                 CALLS.fetch_add(1, Ordering::Relaxed);
                 let rs = doc::to_values(&resources);
                 drop(resources);
-                doc::from_owned_values(krm::transform(self, spec, first, rs, dir, site, sandbox)?)
+                doc::from_owned_values(krm::transform(
+                    self,
+                    spec,
+                    first,
+                    rs,
+                    dir,
+                    site,
+                    &call.sandbox,
+                )?)
             }
             Location::Container(spec) => {
                 CALLS.fetch_add(1, Ordering::Relaxed);
@@ -242,7 +265,14 @@ impl Settings {
                 let rs = doc::to_values(&resources);
                 drop(resources);
                 doc::from_owned_values(container::transform(
-                    self, spec, &digest, first, rs, dir, site, sandbox,
+                    self,
+                    spec,
+                    &digest,
+                    first,
+                    rs,
+                    dir,
+                    site,
+                    &call.sandbox,
                 )?)
             }
             // The shipped builtin keeps identities itself (it records
@@ -251,7 +281,7 @@ impl Settings {
             Location::ShippedBuiltin(_) => {
                 let mut resources = resources;
                 if self
-                    .transform_in_parts(loc, site, batch, &mut resources, dir, generators, sandbox)
+                    .transform_in_parts(loc, site, batch, &mut resources, dir, generators, call)
                     .is_some()
                 {
                     return Ok(resources);
@@ -259,7 +289,7 @@ impl Settings {
                 let stdin = encode(BUILTIN_GROUP, batch, &resources);
                 // Only a 127 answer needs the input back.
                 let kept = if optional { resources } else { Vec::new() };
-                match self.call(loc, site, dir, stdin, generators, sandbox)? {
+                match self.call(loc, site, dir, stdin, generators, call)? {
                     Some(res) => doc::read_stream(&res.stdout)
                         .map_err(|e| site.junk_error(&res, &e.message))?,
                     None if optional => kept,
@@ -267,7 +297,7 @@ impl Settings {
                 }
             }
             Location::Kep(_) => {
-                match self.transform_kep(loc, site, batch, &resources, dir, optional, sandbox)? {
+                match self.transform_kep(loc, site, batch, &resources, dir, optional, call)? {
                     Some(rs) => {
                         drop(resources);
                         doc::from_owned_values(rs)
@@ -290,7 +320,7 @@ impl Settings {
         resources: &[Doc],
         dir: &Path,
         optional: bool,
-        sandbox: &CallSandbox,
+        call: &Call,
     ) -> Result<Option<Vec<Value>>, Error> {
         let group = group_of(&configs[0]);
         // Each resource is parsed, tagged and encoded in turn, so that only
@@ -306,7 +336,7 @@ impl Settings {
             }
             stdin.extend_from_slice(&encode_values(&group, &[], std::slice::from_ref(&r)));
         }
-        let res = match self.call(loc, site, dir, stdin, 0, sandbox)? {
+        let res = match self.call(loc, site, dir, stdin, 0, call)? {
             Some(res) => res,
             None if optional => return Ok(None),
             None => return Err(unsupported_transform(site)),

@@ -11,8 +11,8 @@
 //! answer that does not pair up, or one that holds a field its part hid.
 //! So the result, errors included, is always a whole call's.
 
+use super::call::Call;
 use super::lookup::Location;
-use super::sandbox::CallSandbox;
 use super::settings::Settings;
 use super::site::Site;
 use kustom_api::doc::{self, Doc};
@@ -81,7 +81,7 @@ impl Settings {
         resources: &mut Vec<Doc>,
         dir: &Path,
         generators: usize,
-        sandbox: &CallSandbox,
+        call: &Call,
     ) -> Option<()> {
         let ctx = kustom_builtin::Ctx::new(
             dir.to_path_buf(),
@@ -148,7 +148,7 @@ impl Settings {
             tracing::debug!(why, "builtin call in parts made again whole");
             None
         };
-        let answer = match self.call(loc, site, dir, stdin, generators, sandbox) {
+        let answer = match self.call(loc, site, dir, stdin, generators, call) {
             Ok(Some(answer)) => answer,
             Ok(None) => return again("127"),
             Err(_) => return again("an error"),

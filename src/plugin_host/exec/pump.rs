@@ -1,14 +1,14 @@
-//! Feeding a process's STDIN while draining its STDOUT and STDERR from one
-//! thread, with `poll`: a builtin call is too short for the three helper
-//! threads the general path starts.
+//! Feeding a plugin process's STDIN while draining its STDOUT and STDERR
+//! from one thread, with `poll`, until both end or the call's deadline:
+//! the one way every call's pipes are driven, exec'd and forked alike.
 
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-/// A process whose pipes the pump drives (a builtin process the fork
-/// server started, the core's child).
+/// A started plugin process whose pipes the pump drives: an exec'd call's
+/// init, or a builtin process the fork server started.
 pub struct Started {
     /// Its process id.
     pub pid: i32,
