@@ -138,9 +138,8 @@ pub fn main() -> i32 {
     if args.len() >= 3 && args[1] == crate::plugin_host::container::SUPERVISE_SUBCOMMAND {
         return crate::plugin_host::container::supervise(&args[2..]);
     }
-    // TERM, INT and HUP end every child first (see crate::processes); the
-    // mask must be set while the process has one thread.
-    crate::processes::signals::block();
+    // TERM, INT and HUP end every child first (see crate::processes).
+    crate::processes::signals::install();
     // Commands that build fork the builtin's server now, while the process
     // is single-threaded and small (see plugin_host::exec::fork_server).
     if builds_plugins(&args) {
@@ -148,7 +147,6 @@ pub fn main() -> i32 {
         // The core only (see crate::allocator).
         crate::allocator::keep_freed_pages();
     }
-    crate::processes::signals::watch();
     let cli = parse_args(&args);
     init_logging(cli.global.verbose);
     crate::fetch::progress::set_quiet(cli.global.quiet);

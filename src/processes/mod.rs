@@ -15,7 +15,8 @@
 //!   signalled only while it is in the register ([`signal`]), so a pid the
 //!   kernel may already have handed to another process is never signalled;
 //! - at the end ([`end_all`], called by `main` and before any early exit)
-//!   and on a signal ([`signals`]), what is still registered is ended (a
+//!   and on a signal ([`signals`], from lock-free copies of the register),
+//!   what is still registered is ended (a
 //!   call's init gets TERM, so that it ends its plugin's tree and removes
 //!   the call's private directory first; anything else KILL, its whole
 //!   process group for git), every remaining child is killed and reaped,
@@ -25,7 +26,10 @@
 //! This module is below the four layers: any of them may start a process.
 
 pub mod signals;
+mod slots;
 pub mod temporary;
+
+pub use slots::remove_tree;
 
 use std::os::unix::process::ExitStatusExt;
 use std::sync::{Mutex, MutexGuard};
@@ -70,13 +74,27 @@ pub struct Starting(MutexGuard<'static, Register>);
 
 /// Prepare to start a child (see [`Starting`]).
 pub fn starting() -> Starting {
-    Starting(register())
+    let register = register();
+    if signals::ending() {
+        // The signal handler is ending every child: start none.
+        park();
+    }
+    Starting(register)
+}
+
+/// Wait for the signal handler to end the process.
+fn park() -> ! {
+    loop {
+        // SAFETY: pause waits for a signal.
+        unsafe { libc::pause() };
+    }
 }
 
 impl Starting {
     /// Register the child just started.
     pub fn started(mut self, pid: i32, kind: Kind) {
         self.0.children.push((pid, kind));
+        slots::add_child(pid, kind);
     }
 
     /// Kill and reap every child in a session other than kustom's that is
@@ -154,7 +172,12 @@ pub fn wait(pid: i32) -> Option<i32> {
         }
     }
     let mut register = register();
+    if signals::ending() {
+        // The signal handler reaps it.
+        park();
+    }
     register.children.retain(|(p, _)| *p != pid);
+    slots::remove_child(pid);
     let mut status = 0;
     // SAFETY: reaping our own child, which has ended (waitid said so).
     let reaped = unsafe { libc::waitpid(pid, &mut status, 0) } == pid;
@@ -201,6 +224,7 @@ fn send(pid: i32, kind: Kind, sig: libc::c_int) {
 
 fn forget(pid: i32) {
     register().children.retain(|(p, _)| *p != pid);
+    slots::remove_child(pid);
 }
 
 /// Start `cmd` as a registered child; a [`Kind::Group`] leads a process
@@ -271,6 +295,15 @@ fn end_locked(register: &mut Register) {
     }
     let grace_ends = Instant::now() + INIT_GRACE;
     let mut pending: Vec<(i32, Kind)> = std::mem::take(&mut register.children);
+    // What got KILL ends at once: reap it without polling.
+    pending.retain(|(pid, kind)| {
+        if *kind == Kind::Init {
+            return true;
+        }
+        // SAFETY: reaping our own killed child.
+        unsafe { libc::waitpid(*pid, std::ptr::null_mut(), 0) };
+        false
+    });
     while !pending.is_empty() {
         pending.retain(|(pid, _)| {
             // SAFETY: reaping our own children without waiting.
@@ -290,7 +323,7 @@ fn end_locked(register: &mut Register) {
             }
             break;
         }
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::sleep(Duration::from_micros(200));
     }
     // Whatever else is a child now: killing one hands its own children to
     // kustom (the subreaper), so look again until none is left.

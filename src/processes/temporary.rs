@@ -1,13 +1,15 @@
 //! Temporary files and directories removed on every way out: when their
 //! owner drops them, as usual, and also when kustom ends on a signal,
-//! which runs no destructors.
+//! which runs no destructors (the handler removes them from a lock-free
+//! copy of their paths).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// The paths of the temporaries alive now, by id.
-static ALIVE: Mutex<Vec<(u64, PathBuf)>> = Mutex::new(Vec::new());
+/// The paths of the temporaries alive now, by id, with their slot in the
+/// signal handler's copy.
+static ALIVE: Mutex<Vec<(u64, PathBuf, Option<usize>)>> = Mutex::new(Vec::new());
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
@@ -23,7 +25,11 @@ impl<T: AsRef<Path>> Temporary<T> {
     /// Register `inner`'s path for removal on a signal.
     pub fn new(inner: T) -> Temporary<T> {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        lock().push((id, inner.as_ref().to_path_buf()));
+        let path = inner.as_ref().to_path_buf();
+        let mut alive = lock();
+        let slot = super::slots::add_temporary(&path);
+        alive.push((id, path, slot));
+        drop(alive);
         Temporary {
             inner: Some(inner),
             id,
@@ -38,7 +44,15 @@ impl<T: AsRef<Path>> Temporary<T> {
     }
 
     fn forget(&self) {
-        lock().retain(|(id, _)| *id != self.id);
+        let mut alive = lock();
+        alive.retain(|(id, _, slot)| {
+            if *id == self.id {
+                if let Some(slot) = slot {
+                    super::slots::remove_temporary(*slot);
+                }
+            }
+            *id != self.id
+        });
     }
 }
 
@@ -63,7 +77,7 @@ impl<T: AsRef<Path>> Drop for Temporary<T> {
     }
 }
 
-fn lock() -> std::sync::MutexGuard<'static, Vec<(u64, PathBuf)>> {
+fn lock() -> std::sync::MutexGuard<'static, Vec<(u64, PathBuf, Option<usize>)>> {
     ALIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -71,7 +85,7 @@ fn lock() -> std::sync::MutexGuard<'static, Vec<(u64, PathBuf)>> {
 /// process exits (call only on the way out).
 pub(super) fn remove_all() {
     let alive = lock();
-    for (_, path) in alive.iter() {
+    for (_, path, _) in alive.iter() {
         match std::fs::symlink_metadata(path) {
             Ok(m) if m.is_dir() => {
                 // A thread still writing into it may add an entry meanwhile.

@@ -104,6 +104,8 @@ pub fn start(child_init: fn()) {
     let pid = unsafe { libc::fork() };
     if pid == 0 {
         drop(core_end);
+        // The core's handlers end the core's children: not the server's.
+        crate::processes::signals::reset_in_child();
         let step_aside = StepAside::from(core_cpu);
         serve(server_end, core, child_init, step_aside);
     }

@@ -22,6 +22,7 @@
 
 use crate::plugin_host::sandbox::namespaces::{Plan, Step};
 use crate::plugin_host::sandbox::ChildSetup;
+use crate::processes::remove_tree;
 use std::ffi::{CStr, CString};
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -468,51 +469,6 @@ unsafe fn parent_died(req: &Request<'_>, plugin: libc::pid_t) -> ! {
         remove_tree(FD_TMP_PARENT, name.as_ptr(), 0);
     }
     libc::_exit(1)
-}
-
-/// Remove `name` below the directory `dir_fd`, and what is in it (to a
-/// depth of 16; symbolic links are removed, never followed).
-/// Async-signal-safe: a stack buffer per level.
-unsafe fn remove_tree(dir_fd: RawFd, name: *const libc::c_char, depth: u32) {
-    if libc::unlinkat(dir_fd, name, 0) == 0 || depth > 16 {
-        return;
-    }
-    let fd = libc::openat(
-        dir_fd,
-        name,
-        libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-    );
-    if fd >= 0 {
-        let mut buf = [0u8; 2048];
-        loop {
-            let n = libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len());
-            if n <= 0 {
-                break;
-            }
-            let mut off = 0usize;
-            let mut removed = false;
-            while off < n as usize {
-                // struct linux_dirent64: ino u64, off i64, reclen u16, type u8, name.
-                let reclen = u16::from_ne_bytes([buf[off + 16], buf[off + 17]]) as usize;
-                let entry = buf.as_ptr().add(off + 19) as *const libc::c_char;
-                let dot = *entry == b'.' as libc::c_char
-                    && (*entry.add(1) == 0
-                        || (*entry.add(1) == b'.' as libc::c_char && *entry.add(2) == 0));
-                if !dot {
-                    remove_tree(fd, entry, depth + 1);
-                    removed = true;
-                }
-                off += reclen;
-            }
-            if !removed {
-                break;
-            }
-            // Entries were removed: read the directory from its start again.
-            libc::lseek(fd, 0, libc::SEEK_SET);
-        }
-        libc::close(fd);
-    }
-    libc::unlinkat(dir_fd, name, libc::AT_REMOVEDIR);
 }
 
 /// The init. Never returns.
