@@ -16,9 +16,9 @@
 //! `tests/direct_reader.rs` holds the two readers to the same results.
 
 use super::parse::{Event, Parser};
-use super::read::{folded_after_kyaml, rules, short_tag, MAX_NESTING};
 use super::resolve::{resolve_plain, Resolved};
 use super::scan::ScalarStyle;
+use super::typing::{folded_after_kyaml, rules, short_tag, MAX_NESTING};
 
 /// The document is one for [`read`](super::read) to read.
 #[derive(Debug)]
