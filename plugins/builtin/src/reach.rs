@@ -41,9 +41,7 @@
 
 use crate::selecting::picks::{touched, Picks, Which};
 use crate::selecting::target;
-use crate::transformers::{
-    labels, namespace, patch, patch_json6902, patch_strategic_merge, replacement, replicas,
-};
+use crate::transformers::{self, labels, namespace, replacement, replicas};
 use crate::{references::name_reference, Ctx};
 use kustom_api::fieldspec::{config_field_specs, split_path, FieldSpec};
 use kustom_api::sight::Sight;
@@ -94,15 +92,9 @@ impl Reach {
         let mut may_mark_hash = false;
         for config in configs {
             let rule = match resource::kind(config) {
-                "PatchTransformer" if !renames => {
-                    Rule::Patch(Box::new(patch::configure(config, ctx).ok()?.picks()?))
+                kind if !renames && transformers::patch_picks(kind).is_some() => {
+                    Rule::Patch(Box::new(transformers::patch_picks(kind)?(config, ctx)?))
                 }
-                "PatchStrategicMergeTransformer" if !renames => Rule::Patch(Box::new(
-                    patch_strategic_merge::configure(config, ctx).ok()?.picks(),
-                )),
-                "PatchJson6902Transformer" if !renames => Rule::Patch(Box::new(
-                    patch_json6902::configure(config, ctx).ok()?.picks()?,
-                )),
                 "HashTransformer" if !may_mark_hash => Rule::Hashed,
                 "NameReferenceTransformer" => Rule::References(
                     name_reference::referrer_specs(config)
