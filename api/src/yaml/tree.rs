@@ -124,7 +124,7 @@ pub(super) struct Builder {
     alias_budget: usize,
     root: Option<(Value, usize)>,
     root_null: bool,
-    /// Paths of mapping values written empty (see [`parse_stream_with_empty_nulls`]).
+    /// Paths of mapping values written empty (see [`parse_stream_with_empty_nulls`](super::parse_stream_with_empty_nulls)).
     empty_nulls: Vec<Value>,
 }
 
