@@ -2,7 +2,7 @@
 //! (`kustom::fuzz_targets`) over its checked-in seeds (`fuzz/seeds/`), the
 //! inputs that once crashed it (`fuzz/regressions/`), and a few seconds of
 //! byte-level mutations of the seeds. A panic fails the test and prints the
-//! input. The real fuzzers are in `fuzz/` (cargo-fuzz; see the README).
+//! input. The real fuzzers are in `fuzz/` (cargo-fuzz; see docs/robustness.md).
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -622,29 +622,36 @@ fn plugin_list_which_and_install() {
 
 // ---------------------------------------------------------------- README
 
-/// The complete minimal plugin in the README works as printed there.
+/// The complete minimal plugin in the README, and in the plugins guide,
+/// works as printed there.
 #[test]
 fn readme_minimal_plugin_works() {
-    let env = Env::new();
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README");
-    let block = |start: &str| -> String {
-        let i = readme
-            .find(start)
-            .unwrap_or_else(|| panic!("README lost {start:?}"));
-        let body = &readme[i + start.len()..];
-        body[..body.find("```").expect("closing fence")].to_string()
-    };
-    let script = block("```sh\n");
-    assert!(script.contains("plugins/hello.example.com"), "{script}");
-    env.kep("hello.example.com", &script);
-    env.write(
-        "app/kustomization.yaml",
-        &block("```yaml\n# kustomization.yaml\n"),
-    );
-    let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
-    assert_eq!(
-        out,
-        "apiVersion: v1\ndata:\n  greeting: hello\nkind: ConfigMap\nmetadata:\n  name: greeting\n"
-    );
+    for page in ["README.md", "docs/plugins.md"] {
+        let env = Env::new();
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(page))
+            .unwrap_or_else(|e| panic!("{page}: {e}"));
+        let block = |start: &str| -> String {
+            let i = text
+                .find(start)
+                .unwrap_or_else(|| panic!("{page} lost {start:?}"));
+            let body = &text[i + start.len()..];
+            body[..body.find("```").expect("closing fence")].to_string()
+        };
+        let script = block("```sh\n#!/bin/sh\n");
+        assert!(
+            script.contains("plugins/hello.example.com"),
+            "{page}: {script}"
+        );
+        env.kep("hello.example.com", &format!("#!/bin/sh\n{script}"));
+        env.write(
+            "app/kustomization.yaml",
+            &block("```yaml\n# kustomization.yaml\n"),
+        );
+        let out = ok(&env.kustom(&["build", "--enable-alpha-plugins", "app"]));
+        assert_eq!(
+            out,
+            "apiVersion: v1\ndata:\n  greeting: hello\nkind: ConfigMap\nmetadata:\n  name: greeting\n",
+            "{page}"
+        );
+    }
 }

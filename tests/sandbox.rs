@@ -1,5 +1,5 @@
-//! Plugins run confined, contained, pinned and audited (README, "Security
-//! model"): KEP, legacy and KRM plugins probing what they may touch, runaway
+//! Plugins run confined, contained, pinned and audited (docs/security.md):
+//! KEP, legacy and KRM plugins probing what they may touch, runaway
 //! processes, `kustom lock` and `--audit-log`.
 
 mod support;

@@ -5,7 +5,7 @@
 //! A parsed `serde_json::Value` costs ten to fifteen times its JSON text;
 //! the core mostly passes resources from one plugin to the next, so keeping
 //! the text keeps the core small and saves a parse and a serialisation per
-//! resource per call (README, "Benchmarks").
+//! resource per call (docs/benchmarks.md).
 
 use crate::protocol::{
     self, GENERATOR_BEHAVIOR, LOCAL_CONFIG, NEEDS_HASH_SUFFIX, PREVIOUS_KINDS, PREVIOUS_NAMES,

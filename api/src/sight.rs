@@ -6,7 +6,7 @@
 //! call's transformers never read: a namespace transformer touches
 //! `metadata` and a few named fields, a patch only its targets. Sending
 //! only what can be touched keeps the pipe, the builtin's parse and its
-//! encoding proportional to the work (README, "Benchmarks").
+//! encoding proportional to the work (docs/benchmarks.md).
 //!
 //! Parts are cut at most two keys deep (`spec.conversion`), and the text of
 //! everything outside the part is kept byte for byte, so a resource put

@@ -30,7 +30,7 @@ pub enum EnvSwitch {
 /// Flags that confine, limit and audit plugins.
 #[derive(Args, Debug, Clone)]
 pub struct SandboxArgs {
-    /// Confine plugin processes (README, "Security model").
+    /// Confine plugin processes (docs/security.md).
     #[arg(long, value_enum, default_value = "on")]
     pub plugin_sandbox: SandboxSwitch,
     /// Let every plugin read PATH (below it, for a directory). Repeatable.

@@ -1,26 +1,27 @@
 //! Reading a resource document straight to compact JSON text.
 //!
-//! [`read`](super::read) builds a value for each document, which the core
-//! then encodes and frees; for a CRD bundle that costs more than parsing
-//! the text. This reader takes the same parser events and writes, in place,
-//! the text `serde_json` writes for the value `read` gives: keys sorted,
+//! The general reader ([`tree`](super::tree)) builds a value for each
+//! document, which the core then encodes and frees; for a CRD bundle that
+//! costs more than parsing the text. This reader takes the same parser
+//! events and writes, in place, the text `serde_json` writes for the value
+//! the general reader gives: keys sorted,
 //! nothing between tokens. A mapping whose keys arrive in order (generated
 //! manifests) is written once; one whose keys do not is reordered once,
 //! when it ends.
 //!
-//! It covers what resource files are made of. Anything else is left to
-//! `read` ([`Fallback`]), so that values and error messages stay `read`'s
-//! own: anchors and aliases, `<<` keys, explicit tags, values written empty
+//! It covers what resource files are made of. Anything else is left to the
+//! general reader ([`Fallback`]; [`read`](super::read) hands each document
+//! to one or the other), so that values and error messages stay its own: anchors and aliases, `<<` keys, explicit tags, values written empty
 //! (`key:`), keys that need typing or escaping, collections as keys, a
 //! root that is not a mapping, a `*List`, and every error.
 //! `tests/direct_reader.rs` holds the two readers to the same results.
 
 use super::parse::{Event, Parser};
-use super::read::{folded_after_kyaml, rules, short_tag, MAX_NESTING};
 use super::resolve::{resolve_plain, Resolved};
 use super::scan::ScalarStyle;
+use super::typing::{folded_after_kyaml, rules, short_tag, MAX_NESTING};
 
-/// The document is one for [`read`](super::read) to read.
+/// The document is one for the general reader ([`tree`](super::tree)).
 #[derive(Debug)]
 pub(crate) struct Fallback;
 

@@ -16,21 +16,26 @@
 //! kustomize itself fails to print.
 
 mod direct;
+mod error;
 mod parse;
 mod read;
 mod resolve;
 mod scalars;
 mod scan;
+mod tree;
+mod typing;
 mod write;
 
 pub use direct::ObjectText;
+pub use error::YamlError;
 pub use read::{
     for_each_document, for_each_document_with_empty_nulls, for_each_resource_document,
     parse_kustomization, parse_stream, parse_stream_as_patch, parse_stream_with_empty_nulls,
-    parse_stream_with_lines, ResourceDocument, YamlError, DEFAULT_ALIAS_BUDGET, ENV_ALIAS_BUDGET,
-    MAX_NESTING,
+    parse_stream_with_lines, ResourceDocument,
 };
 pub use scalars::{scalars_in_order, PathScalar};
+pub use tree::{DEFAULT_ALIAS_BUDGET, ENV_ALIAS_BUDGET};
+pub use typing::MAX_NESTING;
 pub use write::{
     to_yaml, to_yaml_stream, to_yaml_unfolded, try_to_yaml, try_to_yaml_stream, write_yaml,
     write_yaml_view,

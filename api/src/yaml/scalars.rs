@@ -2,8 +2,9 @@
 //! keys and sequence indexes: what kyaml's node walk (`VisitFields`,
 //! `Elements`) sees, which a JSON value (sorted keys) cannot tell.
 
+use super::error::YamlError;
 use super::parse::{Event, Parser};
-use super::read::{split_documents, YamlError};
+use super::read::split_documents;
 
 /// One scalar value (keys excluded) and the keys/indexes leading to it.
 pub type PathScalar = (Vec<String>, String);

@@ -39,98 +39,13 @@
 //! one makes the call see everything whole, and so does a hash after one
 //! that may set the hash-suffix annotation.
 
-use crate::selecting::target::{self, CompiledSelector, Selector};
-use crate::transformers::{
-    labels, namespace, patch, patch_json6902, patch_strategic_merge, replacement, replicas,
-};
+use crate::selecting::picks::{touched, Picks, Which};
+use crate::selecting::target;
+use crate::transformers::{self, labels, namespace, replacement, replicas};
 use crate::{references::name_reference, Ctx};
 use kustom_api::fieldspec::{config_field_specs, split_path, FieldSpec};
 use kustom_api::sight::Sight;
-use kustom_api::{protocol, resource, Gvk, ResId, Value};
-
-/// Which resources a patch applies to, and what it touches of them.
-pub(crate) struct Picks {
-    which: Which,
-    /// The fields a strategic merge patch names, when only those can
-    /// change (see [`merged_fields`]); None: the whole resource.
-    fields: Option<Sight>,
-}
-
-/// How a patch picks its resources.
-enum Which {
-    /// Those a target selector picks.
-    Selector(Box<CompiledSelector>),
-    /// Those with one of these ids, now or before a rename.
-    Ids(Vec<ResId>),
-}
-
-impl Picks {
-    /// Resources picked by `sel`; `merged`: the strategic merge patches
-    /// applied to them (with the builtin schema), if that is what it is.
-    /// None if the selector does not compile (the call then reports it).
-    pub(crate) fn by_selector(sel: &Selector, merged: Option<&[Value]>) -> Option<Picks> {
-        Some(Picks {
-            which: Which::Selector(Box::new(sel.compile().ok()?)),
-            fields: merged.and_then(merged_fields),
-        })
-    }
-
-    /// Resources with the ids of the strategic merge `patches`; `merged`
-    /// as for [`Picks::by_selector`].
-    pub(crate) fn by_ids(patches: &[Value], merged: Option<&[Value]>) -> Picks {
-        Picks {
-            which: Which::Ids(patches.iter().map(target::org_id).collect()),
-            fields: merged.and_then(merged_fields),
-        }
-    }
-}
-
-/// What strategic merge patches can change of a CustomResourceDefinition:
-/// the fields they name, two keys deep. The walk of the merge also visits
-/// fields a patch does not name, but changes them only in associative lists
-/// (which no CRD schema has) and where values were written empty (which a
-/// resource records, see [`touched`]). None when a directive (`$patch`,
-/// `$retainKeys`, …) is among those keys.
-fn merged_fields(patches: &[Value]) -> Option<Sight> {
-    let mut sight = Sight::head();
-    for patch in patches {
-        for (key, value) in patch.as_object()? {
-            if key.starts_with('$') {
-                return None;
-            }
-            if ["apiVersion", "kind", "metadata"].contains(&key.as_str()) {
-                continue;
-            }
-            match value {
-                Value::Object(below) => {
-                    for sub in below.keys() {
-                        if sub.starts_with('$') {
-                            return None;
-                        }
-                        sight.widen_to_path(&[key.clone(), sub.clone()]);
-                    }
-                    if below.is_empty() {
-                        sight.widen_to_path(std::slice::from_ref(key));
-                    }
-                }
-                _ => sight.widen_to_path(std::slice::from_ref(key)),
-            }
-        }
-    }
-    Some(sight)
-}
-
-/// What a patch picking `head` touches of it.
-fn touched(picks: &Picks, head: &Value) -> Sight {
-    let crd = resource::kind(head) == "CustomResourceDefinition"
-        && resource::api_version(head).starts_with("apiextensions.k8s.io/");
-    match &picks.fields {
-        Some(fields) if crd && resource::annotation(head, protocol::EMPTY_NULLS).is_none() => {
-            fields.clone()
-        }
-        _ => Sight::Whole,
-    }
-}
+use kustom_api::{protocol, resource, Gvk, Value};
 
 /// One config's rule.
 enum Rule {
@@ -177,15 +92,9 @@ impl Reach {
         let mut may_mark_hash = false;
         for config in configs {
             let rule = match resource::kind(config) {
-                "PatchTransformer" if !renames => {
-                    Rule::Patch(Box::new(patch::configure(config, ctx).ok()?.picks()?))
+                kind if !renames && transformers::patch_picks(kind).is_some() => {
+                    Rule::Patch(Box::new(transformers::patch_picks(kind)?(config, ctx)?))
                 }
-                "PatchStrategicMergeTransformer" if !renames => Rule::Patch(Box::new(
-                    patch_strategic_merge::configure(config, ctx).ok()?.picks(),
-                )),
-                "PatchJson6902Transformer" if !renames => Rule::Patch(Box::new(
-                    patch_json6902::configure(config, ctx).ok()?.picks()?,
-                )),
                 "HashTransformer" if !may_mark_hash => Rule::Hashed,
                 "NameReferenceTransformer" => Rule::References(
                     name_reference::referrer_specs(config)

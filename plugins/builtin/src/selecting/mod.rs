@@ -3,4 +3,5 @@
 
 pub(crate) mod field_walk;
 pub(crate) mod path_elements;
+pub(crate) mod picks;
 pub mod target;

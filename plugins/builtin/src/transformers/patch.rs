@@ -11,7 +11,7 @@ use super::patch_json6902::string_field;
 use super::patch_strategic_merge::{apply_to_selected, parse_patch_as_written, parse_resources};
 use crate::merging::json_patch::{self, Operation};
 use crate::merging::smp;
-use crate::reach::Picks;
+use crate::selecting::picks::Picks;
 use crate::selecting::target::{self, Selector};
 use crate::Ctx;
 use kustom_api::schema::Schema;

@@ -2,7 +2,7 @@
 //! (the engine in `merging::json_patch`) to the resources a target selects.
 
 use crate::merging::json_patch::{apply_keeping_annotations, decode, Operation};
-use crate::reach::Picks;
+use crate::selecting::picks::Picks;
 use crate::selecting::target::{self, Selector};
 use crate::Ctx;
 use kustom_api::{err, Error, Value};

@@ -5,7 +5,7 @@
 
 use super::patch_json6902::string_field;
 use crate::merging::smp;
-use crate::reach::Picks;
+use crate::selecting::picks::Picks;
 use crate::selecting::target;
 use crate::Ctx;
 use kustom_api::schema::Schema;
