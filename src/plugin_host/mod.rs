@@ -1,6 +1,6 @@
 //! Plugins: finding the executable for a config object and running it.
 //!
-//! Four kinds of plugin are found, in this order (README, "Using plugins"):
+//! Four kinds of plugin are found, in this order (docs/plugins.md):
 //! a KEP plugin for the object's API group, a KRM exec function named by the
 //! object's `config.kubernetes.io/function` annotation, a legacy kustomize
 //! exec plugin under the plugin home, and the shipped builtin. KEP plugins

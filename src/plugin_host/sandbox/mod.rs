@@ -1,4 +1,4 @@
-//! Confinement of plugin processes (README, "Security model").
+//! Confinement of plugin processes (docs/security.md).
 //!
 //! Every plugin process — KEP, legacy exec, KRM exec function, the shipped
 //! builtin and the helm it runs — starts confined, unless the build says
@@ -105,7 +105,7 @@ impl Default for Sandbox {
 /// `RLIMIT_AS`: Go's runtime (helm's engine) reserves address space it never
 /// uses and aborted intermittently under a 1.5 GiB address-space limit.
 /// The shipped builtin on the bench's largest tree, helm's Python front end
-/// and the example plugins stay well below (README, "Security model");
+/// and the example plugins stay well below (docs/security.md);
 /// a runaway allocation fails there instead of exhausting the machine.
 pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
 
@@ -666,7 +666,7 @@ impl CallSandbox {
             "\nnote: the plugin ran confined (--plugin-sandbox=on): it could read {}{}, write only {}, {}; environment {}{mem}.\n  If it needs more, grant it to this plugin: `kustom policy allow {:?} --read PATH` (or --write PATH, --net, --env NAME; written to {}), or to every plugin of this build with --plugin-allow-read PATH, --plugin-allow-write PATH, --plugin-allow-net, --plugin-env-pass NAME, --plugin-memory-limit BYTES",
             list(&self.policy.read),
             if self.policy.system {
-                " and the system paths kustom allows (README, \"Security model\")"
+                " and the system paths kustom allows (docs/security.md)"
             } else {
                 ""
             },

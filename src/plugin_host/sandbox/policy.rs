@@ -103,7 +103,7 @@ impl PolicyFile {
         };
         let bad = |why: String| {
             Error::new(format!(
-                "{}: not a plugin policy: {why} (see README, \"Security model\")",
+                "{}: not a plugin policy: {why} (see docs/security.md)",
                 path.display()
             ))
         };
