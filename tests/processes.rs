@@ -11,22 +11,8 @@ mod support;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
-use support::{skip, Env};
+use support::{git, skip, Env};
 
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
-        .args(args)
-        .output()
-        .expect("git");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
 
 /// The command that runs `pid1.py` as PID 1 of a new PID namespace, if this
 /// machine allows one.

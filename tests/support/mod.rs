@@ -225,3 +225,20 @@ pub fn helm_or_skip() -> Option<PathBuf> {
     }
     found
 }
+
+/// `git ARGS` in `dir` with a fixed identity; its STDOUT. Panics when git fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .output()
+        .expect("git");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
