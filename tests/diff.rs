@@ -563,7 +563,8 @@ fn secrets_are_masked_unless_asked() {
         "apps/api/base/kustomization.yaml",
         "resources:\n- deploy.yaml\n- cm.yaml\n- secret.yaml\npatches:\n- target: {kind: Secret, name: db}\n  patch: |-\n    - op: replace\n      path: /data/password\n      value: aHVudGVyMg==\n",
     );
-    let log = env.root().join("../audit.jsonl");
+    let scratch = tempfile::tempdir().unwrap();
+    let log = scratch.path().join("audit.jsonl");
     let (_, text, _) = diff(
         &env,
         &["--audit-log", &log.display().to_string(), "--explain"],
@@ -616,7 +617,7 @@ fn secrets_are_masked_unless_asked() {
 
 /// Whether every code fence and `<details>` block of a comment part is closed in it.
 fn balanced(part: &str) -> bool {
-    part.matches("```").count() % 2 == 0
+    part.matches("```").count().is_multiple_of(2)
         && part.matches("<details>").count() == part.matches("</details>").count()
 }
 
@@ -636,7 +637,8 @@ fn markdown_comes_in_parts_that_fit_the_limit_and_stand_alone() {
             &DEPLOY.replace("replicas: 1", "replicas: 4"),
         );
     }
-    let out = env.root().join("../comments");
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("comments");
     let (code, stdout, err) = diff(
         &env,
         &[
@@ -1012,6 +1014,128 @@ fn explain_credits_each_changed_field_to_its_entry() {
             "/spec/replicas <- apps/api/overlays/prod/kustomization.yaml: replicas[0] (name: web)"
         ),
         "{text}"
+    );
+}
+
+/// The credits of `root`'s changed resources: (kind, field, kustomization, entry).
+fn credits_of(report: &Value, root: &str) -> Vec<(String, String, String, String)> {
+    let root = report["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["root"] == root)
+        .unwrap_or_else(|| panic!("{root} not in {report}"));
+    let mut out = Vec::new();
+    for r in root["resources"].as_array().unwrap() {
+        for c in r["explain"].as_array().into_iter().flatten() {
+            let s = |v: &Value| v.as_str().unwrap().to_string();
+            out.push((
+                s(&r["kind"]),
+                s(&c["field"]),
+                s(&c["kustomization"]),
+                s(&c["entry"]),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn explain_credits_replacements_vars_components_and_remote_bases() {
+    let (env, _) = repo();
+    let scratch = tempfile::tempdir().unwrap();
+    let remote = scratch.path().join("remote");
+    std::fs::create_dir_all(remote.join("base")).unwrap();
+    std::fs::write(
+        remote.join("base/kustomization.yaml"),
+        "resources:\n- cm.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        remote.join("base/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  tag: one\n  mode: fast\n",
+    )
+    .unwrap();
+    git(&remote, &["init", "-q", "-b", "main"]);
+    git(&remote, &["add", "-A"]);
+    git(&remote, &["commit", "-qm", "one"]);
+    git(&remote, &["tag", "v1"]);
+    std::fs::write(
+        remote.join("base/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  tag: two\n  mode: slow\n",
+    )
+    .unwrap();
+    git(&remote, &["commit", "-qam", "two"]);
+    git(&remote, &["tag", "v2"]);
+    let url = |tag: &str| {
+        format!(
+            "file://{}//base?ref={tag}",
+            remote.canonicalize().unwrap().display()
+        )
+    };
+    let kustomization = |tag: &str| {
+        format!(
+            "resources:\n- ../../base\n- {}\ncomponents:\n- ../../../../comp\nreplacements:\n- source: {{kind: ConfigMap, name: shared, fieldPath: data.tag}}\n  targets:\n  - select: {{kind: Deployment, name: web}}\n    fieldPaths: [spec.template.metadata.annotations.tag]\n    options: {{create: true}}\nvars:\n- name: MODE\n  objref: {{kind: ConfigMap, name: shared, apiVersion: v1}}\n  fieldref: {{fieldpath: data.mode}}\n",
+            url(tag)
+        )
+    };
+    env.write(
+        "apps/web/overlays/edge/kustomization.yaml",
+        &kustomization("v1"),
+    );
+    env.write(
+        "apps/web/base/deploy.yaml",
+        &DEPLOY.replace(
+            "image: nginx:1.25\n",
+            "image: nginx:1.25\n        args: [\"--mode=$(MODE)\"]\n",
+        ),
+    );
+    commit(&env, "edge");
+    env.write(
+        "apps/web/overlays/edge/kustomization.yaml",
+        &kustomization("v2"),
+    );
+    env.write("comp/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonAnnotations:\n  monitored: \"false\"\n");
+    let (code, report) = json(&env, &["--explain"]);
+    assert_eq!(code, 1, "{report}");
+    let got = credits_of(&report, "apps/web/overlays/edge");
+    let k = "apps/web/overlays/edge/kustomization.yaml".to_string();
+    let want = [
+        (
+            "Deployment",
+            "/spec/template/metadata/annotations/tag",
+            k.as_str(),
+            "replacements",
+        ),
+        (
+            "Deployment",
+            "/spec/template/spec/containers/0/args/0",
+            k.as_str(),
+            "vars",
+        ),
+        (
+            "Deployment",
+            "/metadata/annotations/monitored",
+            "comp/kustomization.yaml",
+            "commonAnnotations",
+        ),
+    ];
+    for (kind, field, at, entry) in want {
+        assert!(
+            got.contains(&(kind.into(), field.into(), at.into(), entry.into())),
+            "{kind} {field} not credited to {at}: {entry}: {got:?}"
+        );
+    }
+    let from_remote = format!("{} (cm.yaml)", url("v2"));
+    let from_remote = from_remote.replace("(cm.yaml)", "(kustomization.yaml)");
+    assert!(
+        got.contains(&(
+            "ConfigMap".into(),
+            "/data/mode".into(),
+            from_remote,
+            "resources: cm.yaml".into()
+        )),
+        "{got:?}"
     );
 }
 

@@ -219,6 +219,19 @@ impl AuditLog {
         }))
     }
 
+    /// Log a remote base opened by a kustomization: its URL as written and
+    /// the directory of its checkout, so that entries of kustomizations
+    /// inside it can be named by the URL.
+    pub fn record_remote(&self, kustomization: &Path, url: &str, dir: &Path) -> Result<(), Error> {
+        self.write(json!({
+            "op": "read",
+            "kustomization": kustomization.display().to_string(),
+            "entry": format!("resources: {url}"),
+            "remote": {"url": url, "dir": dir.display().to_string()},
+            "resources": [],
+        }))
+    }
+
     /// Log a call: `before` the resources it received (None for a
     /// generator), `after` what it gave back, or the error it failed with.
     pub fn record(

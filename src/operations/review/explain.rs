@@ -26,9 +26,25 @@ pub fn credit(
     let mut open: Vec<&String> = fields.iter().collect();
     let mut out = Vec::new();
     let mut current = id.to_string();
+    // Checkouts of remote bases, named by their URLs.
+    let remotes: Vec<(&str, &str)> = log
+        .iter()
+        .filter_map(|e| {
+            let r = e.get("remote")?;
+            Some((r.get("dir")?.as_str()?, r.get("url")?.as_str()?))
+        })
+        .collect();
+    let shown = |k: &str| {
+        for (dir, url) in &remotes {
+            if let Some(rest) = k.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
+                return format!("{url} ({rest})");
+            }
+        }
+        relative(k)
+    };
     let credit_of = |e: &Value, field: &str| Credit {
         field: field.to_string(),
-        kustomization: relative(e.get("kustomization").and_then(Value::as_str).unwrap_or("")),
+        kustomization: shown(e.get("kustomization").and_then(Value::as_str).unwrap_or("")),
         entry: e
             .get("entry")
             .and_then(Value::as_str)
@@ -68,7 +84,8 @@ pub fn credit(
                         .filter_map(Value::as_str)
                         .collect();
                     open.retain(|f| {
-                        if set.iter().any(|s| covers(s, f)) {
+                        // A whole resource is credited to the entry that made it.
+                        if !f.is_empty() && set.iter().any(|s| covers(s, f)) {
                             if is_hash {
                                 hashed.push((e, f));
                             } else {
