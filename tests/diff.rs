@@ -1224,3 +1224,111 @@ fn shards_merge_into_the_whole_report() {
     assert_eq!(code, 2);
     assert!(err.contains("merge reports of one diff only"), "{err}");
 }
+
+/// Debian's chromium (or another Chromium) when installed.
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+/// The opening tag of the element whose `data-name` is `name` in `dom`.
+fn tag_of<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
+    let at = dom.find(&format!("data-name=\"{name}\""))?;
+    let start = dom[..at].rfind('<')?;
+    let end = at + dom[at..].find('>')?;
+    Some(&dom[start..=end])
+}
+
+#[test]
+fn the_html_report_lists_every_change_and_filters_in_chromium() {
+    let (env, base) = repo();
+    change(&env);
+    let head = commit(&env, "change");
+    let (_, report) = json(&env, &["--base", &base, "--head", &head]);
+    let (code, page, _) = diff(
+        &env,
+        &["--base", &base, "--head", &head, "--format", "html"],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        page.starts_with("<!DOCTYPE html>")
+            && !page.contains("http://")
+            && !page.contains("https://")
+    );
+    assert!(!page.contains("s3cret"), "a secret value in the page");
+    let scratch = tempfile::tempdir().unwrap();
+    let file = scratch.path().join("report.html");
+    std::fs::write(&file, &page).unwrap();
+    let (roots, resources) = sets(&report);
+    let label = |r: &(String, String, String, String, String, String)| {
+        let ns = if r.4.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", r.4)
+        };
+        format!("{} {} {ns}{}", r.2, r.3, r.5)
+    };
+    let Some(chrome) = chromium() else {
+        // Without a browser, the page's tree is still checked as text.
+        for (root, _) in &roots {
+            assert!(tag_of(&page, root).is_some(), "{root} not listed");
+        }
+        skip("chromium: the HTML report not opened in a browser");
+        return;
+    };
+    let open = |hash: &str| {
+        let o = Command::new(chrome)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--dump-dom",
+            ])
+            .arg(format!("file://{}{hash}", file.display()))
+            .output()
+            .expect("chromium");
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (dom, log) = open("");
+    assert!(dom.contains("id=\"tree\""), "{dom}");
+    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    for (root, _) in &roots {
+        let tag = tag_of(&dom, root).unwrap_or_else(|| panic!("{root} not listed"));
+        assert!(!tag.contains("hidden"), "{tag}");
+    }
+    for r in &resources {
+        assert!(tag_of(&dom, &label(r)).is_some(), "{} not listed", label(r));
+    }
+    // Filtering: one root's name leaves that root only.
+    let (dom, _) = open("#filter=apps/web/overlays/dev");
+    for (root, _) in &roots {
+        let tag = tag_of(&dom, root).unwrap();
+        assert_eq!(
+            tag.contains("hidden"),
+            root != "apps/web/overlays/dev",
+            "{tag}"
+        );
+    }
+    // A resource's name leaves the roots that have it, and it only.
+    let (dom, _) = open("#filter=Service");
+    for (root, _) in &roots {
+        let has = resources.iter().any(|r| &r.0 == root && r.3 == "Service");
+        assert_eq!(
+            !tag_of(&dom, root).unwrap().contains("hidden"),
+            has,
+            "{root}"
+        );
+    }
+}

@@ -20,6 +20,8 @@ pub enum Format {
     Markdown,
     /// For tools (and `--merge`).
     Json,
+    /// One self-contained page: the summary and a filterable tree of roots and resources.
+    Html,
 }
 
 /// Arguments of `kustom diff`.
@@ -180,6 +182,7 @@ fn print(r: &Report, args: &DiffArgs) -> Result<(), Error> {
             s
         }
         Format::Text => format::text(r, std::io::stdout().is_terminal()),
+        Format::Html => review::html::html(r),
         Format::Markdown => {
             let parts = comment::parts(r, args.comment_limit);
             if let Some(dir) = &args.output {

@@ -19,6 +19,7 @@ pub mod discover;
 pub mod explain;
 pub mod format;
 pub mod git;
+pub mod html;
 pub mod keyed;
 pub mod noise;
 pub mod report;
