@@ -265,7 +265,7 @@ impl AuditLog {
 }
 
 /// Which kustomization entry a config stands for: `patches[1] (path:
-/// p.yaml)`, `images[0] (name: nginx)`, `configMapGenerator (name: cfg)`,
+/// p.yaml)`, `images[0] (name: nginx)`, `configMapGenerator[0] (name: cfg)`,
 /// or for a plugin's own config its kind, name and apiVersion.
 pub fn entry_label(config: &Value) -> String {
     let name = resource::name(config);
