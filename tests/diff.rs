@@ -115,14 +115,22 @@ fn sets(report: &Value) -> Sets {
         roots.insert((root.clone(), status));
         for x in r["resources"].as_array().into_iter().flatten() {
             let s = |k: &str| x[k].as_str().unwrap().to_string();
-            res.insert((
-                root.clone(),
-                s("change"),
-                s("apiVersion"),
-                s("kind"),
-                s("namespace"),
-                s("name"),
-            ));
+            // A rename is the kubectl loop's removal of the old name and
+            // addition of the new.
+            let mut changes = vec![(s("change"), s("name"))];
+            if changes[0].0 == "renamed" {
+                changes = vec![("removed".into(), s("from")), ("added".into(), s("name"))];
+            }
+            for (change, name) in changes {
+                res.insert((
+                    root.clone(),
+                    change,
+                    s("apiVersion"),
+                    s("kind"),
+                    s("namespace"),
+                    name,
+                ));
+            }
         }
     }
     (roots, res)
@@ -523,10 +531,98 @@ fn secrets_are_masked_unless_asked() {
     assert!(shown.contains(&b64("n3w-value")), "{shown}");
     let (_, json_out, _) = diff(&env, &["--format", "json"]);
     assert!(!json_out.contains(&b64("n3w-value")), "{json_out}");
+    // The Secret whose only change is a value is named, with the key.
+    commit(&env, "no hash suffix");
+    env.write(
+        "apps/web/overlays/dev/kustomization.yaml",
+        "namespace: web-dev\nresources:\n- ../../base\n- ../../../../platform\nimages:\n- name: nginx\n  newTag: \"1.26\"\nsecretGenerator:\n- name: creds\n  literals: [PASSWORD=n3wer-value, USER=admin]\n  options:\n    disableNameSuffixHash: true\n",
+    );
+    let (_, text, _) = diff(&env, &["--format", "text"]);
+    assert!(
+        !text.contains(&b64("n3wer-value")) && !text.contains(&b64("admin")),
+        "{text}"
+    );
+    assert!(text.contains("+  USER: '***'"), "{text}");
+    assert!(
+        text.contains("v1 Secret web-dev/creds") && text.contains("+  PASSWORD: '*** (changed)'"),
+        "{text}"
+    );
+    let (_, md, _) = diff(&env, &["--format", "markdown"]);
+    assert!(
+        md.contains("v1 Secret web-dev/creds") && md.contains("PASSWORD: '*** (changed)'"),
+        "{md}"
+    );
+
+    // A JSON 6902 patch that targets a Secret: its value stays out of the
+    // audit log too.
+    env.write(
+        "apps/api/base/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: b2xk\n",
+    );
+    env.write(
+        "apps/api/base/kustomization.yaml",
+        "resources:\n- deploy.yaml\n- cm.yaml\n- secret.yaml\npatches:\n- target: {kind: Secret, name: db}\n  patch: |-\n    - op: replace\n      path: /data/password\n      value: aHVudGVyMg==\n",
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let log = scratch.path().join("audit.jsonl");
+    let (_, text, _) = diff(
+        &env,
+        &["--audit-log", &log.display().to_string(), "--explain"],
+    );
+    let audit = std::fs::read_to_string(&log).unwrap();
+    assert!(audit.contains("\"resources\""), "the audit log is empty");
+    for out in [&audit, &text] {
+        assert!(
+            !out.contains("aHVudGVyMg==") && !out.contains("hunter2"),
+            "{out}"
+        );
+    }
+
+    // A PEM block anywhere is a stable token: the same certificate gives
+    // the same token, a changed one another.
+    let cert =
+        |body: &str| format!("-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n");
+    let cm = |a: &str, b: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: static\n  annotations:\n    ca: |\n{}data:\n  tls.crt: |\n{}",
+            a.lines().map(|l| format!("      {l}\n")).collect::<String>(),
+            b.lines().map(|l| format!("    {l}\n")).collect::<String>()
+        )
+    };
+    env.write(
+        "apps/web/base/cm.yaml",
+        &cm(&cert("MIIBold"), &cert("MIIBold")),
+    );
+    commit(&env, "certs");
+    env.write(
+        "apps/web/base/cm.yaml",
+        &cm(&cert("MIIBold"), &cert("MIIBnew")),
+    );
+    let (_, text, _) = diff(&env, &[]);
+    assert!(!text.contains("MIIB"), "{text}");
+    let tokens: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.find("<PEM CERTIFICATE sha256:").map(|i| &l[i..]))
+        .collect();
+    // Per root: the annotation's token twice (context lines), then the
+    // data's old and new.
+    let distinct: BTreeSet<&str> = tokens.iter().copied().collect();
+    assert_eq!(distinct.len(), 2, "{text}");
+    assert!(
+        text.contains("-    <PEM CERTIFICATE sha256:")
+            && text.contains("+    <PEM CERTIFICATE sha256:"),
+        "{text}"
+    );
+}
+
+/// Whether every code fence and `<details>` block of a comment part is closed in it.
+fn balanced(part: &str) -> bool {
+    part.matches("```").count().is_multiple_of(2)
+        && part.matches("<details>").count() == part.matches("</details>").count()
 }
 
 #[test]
-fn markdown_stays_under_the_comment_limit_and_says_what_was_cut() {
+fn markdown_comes_in_parts_that_fit_the_limit_and_stand_alone() {
     let (env, _) = repo();
     let big: String = (0..4000)
         .map(|i| format!("  key{i}: value-{i}-{}\n", "x".repeat(20)))
@@ -536,21 +632,75 @@ fn markdown_stays_under_the_comment_limit_and_says_what_was_cut() {
             &format!("apps/{app}/base/cm.yaml"),
             &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: static\ndata:\n{big}"),
         );
+        env.write(
+            &format!("apps/{app}/base/deploy.yaml"),
+            &DEPLOY.replace("replicas: 1", "replicas: 4"),
+        );
     }
-    let (code, md, _) = diff(&env, &["--format", "markdown"]);
-    assert_eq!(code, 1);
-    assert!(
-        md.chars().count() < 65_536,
-        "{} characters",
-        md.chars().count()
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("comments");
+    let (code, stdout, err) = diff(
+        &env,
+        &[
+            "--format",
+            "markdown",
+            "--comment-limit",
+            "30000",
+            "-o",
+            &out.display().to_string(),
+        ],
     );
-    assert!(md.contains("| root | status |"), "{}", &md[..500]);
+    assert_eq!(code, 1, "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    let mut parts = Vec::new();
+    while let Ok(p) = std::fs::read_to_string(out.join(format!("comment-{}.md", parts.len() + 1))) {
+        parts.push(p);
+    }
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), parts.len());
+    assert!(parts.len() >= 4, "{} parts", parts.len());
+    for (i, p) in parts.iter().enumerate() {
+        assert!(p.len() <= 30_000, "part {} has {} bytes", i + 1, p.len());
+        assert!(balanced(p), "part {} is not balanced", i + 1);
+    }
+    let roots = [
+        "apps/api/overlays/dev",
+        "apps/api/overlays/prod",
+        "apps/web/overlays/dev",
+        "apps/web/overlays/prod",
+    ];
+    for r in roots {
+        assert!(
+            parts[0].contains(&format!("| `{r}` |")),
+            "{r} not in part 1"
+        );
+    }
+    // Every changed resource is in some part; each ConfigMap's diff
+    // (bigger than a part) is cut at a line, saying how much is left out.
+    let all = parts.concat();
+    for r in roots {
+        let ns = r.split('/').nth(1).unwrap().to_string() + "-" + r.rsplit('/').next().unwrap();
+        for res in [
+            format!("v1 ConfigMap {ns}/static"),
+            format!("apps/v1 Deployment {ns}/web"),
+        ] {
+            assert!(all.contains(&res), "{res} missing");
+        }
+    }
+    assert_eq!(
+        all.matches("Cut here: ").count(),
+        4,
+        "one cut per ConfigMap"
+    );
+    let cut = parts.iter().find(|p| p.contains("Cut here")).unwrap();
     assert!(
-        md.contains("65,536-character limit") && md.contains("left out"),
+        cut.contains("more lines ("),
         "{}",
-        &md[md.len() - 800..]
+        &cut[cut.find("Cut here").unwrap()..]
     );
-    // A small diff is whole, with no note.
+    // Without -o the same parts go to STDOUT, one after another.
+    let (_, md, _) = diff(&env, &["--format", "markdown", "--comment-limit", "30000"]);
+    assert_eq!(md.matches("<!-- kustom diff: part ").count(), parts.len());
+    // A small diff is one part, whole.
     let (env, _) = repo();
     env.write(
         "apps/web/base/deploy.yaml",
@@ -558,8 +708,249 @@ fn markdown_stays_under_the_comment_limit_and_says_what_was_cut() {
     );
     let (_, md, _) = diff(&env, &["--format", "markdown"]);
     assert!(
-        !md.contains("limit") && md.contains("<details>") && md.contains("```diff"),
+        !md.contains("part 1")
+            && !md.contains("Cut here")
+            && md.contains("<details>")
+            && md.contains("```diff"),
         "{md}"
+    );
+    // No change: one short comment.
+    let (code, md, _) = diff(
+        &env,
+        &["--format", "markdown", "--base", "HEAD", "--head", "HEAD"],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        md.len() < 200 && md.contains("no rendered manifest changes"),
+        "{md}"
+    );
+}
+
+#[test]
+fn generated_renames_are_renames_and_keyed_lists_ignore_order() {
+    let (env, base) = repo();
+    env.write(
+        "apps/web/base/kustomization.yaml",
+        "resources:\n- deploy.yaml\n- cm.yaml\nconfigMapGenerator:\n- name: app\n  literals: [mode=a]\n",
+    );
+    env.write(
+        "apps/web/base/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n        env:\n        - {name: A, value: \"1\"}\n        - {name: B, value: \"2\"}\n        envFrom:\n        - configMapRef: {name: app}\n      - name: side\n        image: busybox:1\n",
+    );
+    let with_cm = commit(&env, "generator");
+    // mode a -> b; env and containers reordered.
+    env.write(
+        "apps/web/base/kustomization.yaml",
+        "resources:\n- deploy.yaml\n- cm.yaml\nconfigMapGenerator:\n- name: app\n  literals: [mode=b]\n",
+    );
+    env.write(
+        "apps/web/base/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: side\n        image: busybox:1\n      - name: web\n        image: nginx:1.25\n        env:\n        - {name: B, value: \"2\"}\n        - {name: A, value: \"1\"}\n        envFrom:\n        - configMapRef: {name: app}\n",
+    );
+    let head = commit(&env, "mode b");
+    let (code, report) = json(&env, &["--base", &with_cm, "--head", &head, "--explain"]);
+    assert_eq!(code, 1, "{report}");
+    let root = report["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["root"] == "apps/web/overlays/dev")
+        .expect("dev");
+    let cm = root["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "ConfigMap" && r["change"] == "renamed")
+        .unwrap_or_else(|| panic!("no rename: {root}"));
+    let (from, to) = (cm["from"].as_str().unwrap(), cm["name"].as_str().unwrap());
+    assert!(
+        from.starts_with("app-") && to.starts_with("app-") && from != to,
+        "{cm}"
+    );
+    let d = cm["diff"].as_str().unwrap();
+    assert!(d.contains("-  mode: a\n+  mode: b\n"), "{d}");
+    assert!(
+        cm["explain"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["field"] == "/metadata/name"
+                && c["entry"] == "configMapGenerator[0] (name: app)"
+                && c["kustomization"] == "apps/web/base/kustomization.yaml"),
+        "{cm}"
+    );
+    // The Deployment's only changes are the reference to the renamed
+    // ConfigMap and the order of keyed lists: the diff shows the first only.
+    let dep = root["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "Deployment")
+        .expect("the reference changed");
+    let d = dep["diff"].as_str().unwrap();
+    let changed: Vec<&str> = d
+        .lines()
+        .filter(|l| {
+            (l.starts_with('+') || l.starts_with('-'))
+                && !l.starts_with("+++")
+                && !l.starts_with("---")
+        })
+        .collect();
+    assert_eq!(changed.len(), 2, "{d}");
+    assert!(changed.iter().all(|l| l.contains("name: app-")), "{d}");
+    // A pure reorder is no change at all.
+    env.write(
+        "apps/web/base/deploy.yaml",
+        &std::fs::read_to_string(env.root().join("apps/web/base/deploy.yaml"))
+            .unwrap()
+            .replace(
+                "- {name: B, value: \"2\"}\n        - {name: A, value: \"1\"}",
+                "- {name: A, value: \"1\"}\n        - {name: B, value: \"2\"}",
+            ),
+    );
+    let (code, report) = json(&env, &["--base", &head]);
+    assert_eq!(
+        (code, report["roots"].as_array().map(Vec::len)),
+        (0, Some(0)),
+        "{report}"
+    );
+    // The kubectl loop agrees on what changed, a rename counted as a
+    // removal and an addition.
+    let got = sets(&json(&env, &["--base", &base, "--head", &head]).1);
+    match reference(&env, &base, &head, ROOTS) {
+        Some(want) => assert_eq!(got, want, "kustom diff and the kubectl loop differ"),
+        None => skip("kubectl: renames not compared with kubectl kustomize"),
+    }
+}
+
+#[test]
+fn the_summary_lists_changed_images_and_risk_flags() {
+    let (env, _) = repo();
+    env.write(
+        "apps/web/base/deploy.yaml",
+        &DEPLOY.replace("replicas: 1", "replicas: 0").replace(
+            "spec:\n  replicas",
+            "spec:\n  selector:\n    matchLabels: {app: web2}\n  replicas",
+        ),
+    );
+    // The overlays' `images:` entry names `nginx`; this image is another.
+    env.write(
+        "apps/api/base/deploy.yaml",
+        &DEPLOY.replace("nginx:1.25", "registry.example.com/nginx:2.0"),
+    );
+    env.write("platform/kustomization.yaml", "resources: []\n");
+    let (code, md, _) = diff(&env, &["--format", "markdown"]);
+    assert_eq!(code, 1);
+    let images = &md[md.find("**Changed images**").expect("images")..];
+    // Each image pair once, over all roots.
+    assert_eq!(
+        images
+            .matches("- `nginx:1.26` → `registry.example.com/nginx:2.0`")
+            .count(),
+        1,
+        "{md}"
+    );
+    let risks = &md[md.find("**Risk flags**").expect("risks")..md.find("<details>").unwrap()];
+    for root in ["apps/web/overlays/dev", "apps/web/overlays/prod"] {
+        assert!(
+            risks.contains(&format!(
+                "`{root}`: apps/v1 Deployment {}/web — spec.selector changed",
+                root.replace("apps/", "").replace("/overlays/", "-")
+            )),
+            "{risks}"
+        );
+        assert!(
+            risks.contains(&format!(
+                "`{root}`: apps/v1 Deployment {}/web — replicas go to 0",
+                root.replace("apps/", "").replace("/overlays/", "-")
+            )),
+            "{risks}"
+        );
+    }
+    assert!(!risks.contains("apps/api"), "{risks}");
+    // Per root: resources added, removed and changed, and lines.
+    assert!(
+        md.contains("| `apps/api/overlays/dev` | changed | 0 | 1 | 1 | +1 −"),
+        "{md}"
+    );
+    let (_, text, _) = diff(&env, &[]);
+    assert!(
+        text.contains("image nginx:1.26 -> registry.example.com/nginx:2.0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("RISK apps/web/overlays/dev: apps/v1 Deployment web-dev/web: spec.selector"),
+        "{text}"
+    );
+}
+
+#[test]
+fn ignore_rules_hide_changes_and_count_them() {
+    let (env, _) = repo();
+    env.write(
+        "apps/web/base/deploy.yaml",
+        &DEPLOY.replace("metadata:\n  name: web\n", "metadata:\n  name: web\n  annotations:\n    checksum/config: abc\n    helm.sh/chart: web-1.0.1\n"),
+    );
+    commit(&env, "annotations");
+    env.write(
+        "apps/web/base/deploy.yaml",
+        &DEPLOY.replace("metadata:\n  name: web\n", "metadata:\n  name: web\n  annotations:\n    checksum/config: def\n    helm.sh/chart: web-1.0.2\n"),
+    );
+    env.write(
+        "apps/api/base/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: static\ndata:\n  k: other\n",
+    );
+    // Without rules everything shows.
+    let (code, report) = json(&env, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(report["roots"].as_array().unwrap().len(), 4);
+    // The defaults hide the annotations; a resource glob the ConfigMaps.
+    let (code, md, _) = diff(
+        &env,
+        &[
+            "--format",
+            "markdown",
+            "--ignore-defaults",
+            "--ignore",
+            "core/ConfigMap/api-*/static",
+        ],
+    );
+    assert_eq!(code, 0, "{md}");
+    assert!(
+        md.contains("no rendered manifest changes. 6 changes hidden by rules."),
+        "{md}"
+    );
+    // A field path, and the repository's rules file read by default.
+    let (_, report) = json(&env, &["--ignore", ".metadata.annotations[checksum/*]"]);
+    let web = &report["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["root"] == "apps/web/overlays/dev")
+        .unwrap()
+        .clone();
+    assert_eq!(web["hidden"], 1, "{web}");
+    let d = web["resources"][0]["diff"].as_str().unwrap();
+    assert!(
+        d.contains("helm.sh/chart") && !d.contains("checksum"),
+        "{d}"
+    );
+    env.write(
+        ".kustom/diff.yaml",
+        "ignore:\n- \"*/ConfigMap/*/*\"\nignoreDefaults: true\n",
+    );
+    let (code, text, _) = diff(&env, &[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("6 changes hidden by rules"), "{text}");
+    let (code, _, _) = diff(&env, &["--no-rules-file"]);
+    assert_eq!(code, 1);
+    // A bad rule names where it came from.
+    env.write(".kustom/diff.yaml", "ignore:\n- Deployment/web\n");
+    let (code, _, err) = diff(&env, &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(".kustom/diff.yaml") && err.contains("Deployment/web"),
+        "{err}"
     );
 }
 
@@ -623,6 +1014,128 @@ fn explain_credits_each_changed_field_to_its_entry() {
             "/spec/replicas <- apps/api/overlays/prod/kustomization.yaml: replicas[0] (name: web)"
         ),
         "{text}"
+    );
+}
+
+/// The credits of `root`'s changed resources: (kind, field, kustomization, entry).
+fn credits_of(report: &Value, root: &str) -> Vec<(String, String, String, String)> {
+    let root = report["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["root"] == root)
+        .unwrap_or_else(|| panic!("{root} not in {report}"));
+    let mut out = Vec::new();
+    for r in root["resources"].as_array().unwrap() {
+        for c in r["explain"].as_array().into_iter().flatten() {
+            let s = |v: &Value| v.as_str().unwrap().to_string();
+            out.push((
+                s(&r["kind"]),
+                s(&c["field"]),
+                s(&c["kustomization"]),
+                s(&c["entry"]),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn explain_credits_replacements_vars_components_and_remote_bases() {
+    let (env, _) = repo();
+    let scratch = tempfile::tempdir().unwrap();
+    let remote = scratch.path().join("remote");
+    std::fs::create_dir_all(remote.join("base")).unwrap();
+    std::fs::write(
+        remote.join("base/kustomization.yaml"),
+        "resources:\n- cm.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        remote.join("base/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  tag: one\n  mode: fast\n",
+    )
+    .unwrap();
+    git(&remote, &["init", "-q", "-b", "main"]);
+    git(&remote, &["add", "-A"]);
+    git(&remote, &["commit", "-qm", "one"]);
+    git(&remote, &["tag", "v1"]);
+    std::fs::write(
+        remote.join("base/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  tag: two\n  mode: slow\n",
+    )
+    .unwrap();
+    git(&remote, &["commit", "-qam", "two"]);
+    git(&remote, &["tag", "v2"]);
+    let url = |tag: &str| {
+        format!(
+            "file://{}//base?ref={tag}",
+            remote.canonicalize().unwrap().display()
+        )
+    };
+    let kustomization = |tag: &str| {
+        format!(
+            "resources:\n- ../../base\n- {}\ncomponents:\n- ../../../../comp\nreplacements:\n- source: {{kind: ConfigMap, name: shared, fieldPath: data.tag}}\n  targets:\n  - select: {{kind: Deployment, name: web}}\n    fieldPaths: [spec.template.metadata.annotations.tag]\n    options: {{create: true}}\nvars:\n- name: MODE\n  objref: {{kind: ConfigMap, name: shared, apiVersion: v1}}\n  fieldref: {{fieldpath: data.mode}}\n",
+            url(tag)
+        )
+    };
+    env.write(
+        "apps/web/overlays/edge/kustomization.yaml",
+        &kustomization("v1"),
+    );
+    env.write(
+        "apps/web/base/deploy.yaml",
+        &DEPLOY.replace(
+            "image: nginx:1.25\n",
+            "image: nginx:1.25\n        args: [\"--mode=$(MODE)\"]\n",
+        ),
+    );
+    commit(&env, "edge");
+    env.write(
+        "apps/web/overlays/edge/kustomization.yaml",
+        &kustomization("v2"),
+    );
+    env.write("comp/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonAnnotations:\n  monitored: \"false\"\n");
+    let (code, report) = json(&env, &["--explain"]);
+    assert_eq!(code, 1, "{report}");
+    let got = credits_of(&report, "apps/web/overlays/edge");
+    let k = "apps/web/overlays/edge/kustomization.yaml".to_string();
+    let want = [
+        (
+            "Deployment",
+            "/spec/template/metadata/annotations/tag",
+            k.as_str(),
+            "replacements",
+        ),
+        (
+            "Deployment",
+            "/spec/template/spec/containers/0/args/0",
+            k.as_str(),
+            "vars",
+        ),
+        (
+            "Deployment",
+            "/metadata/annotations/monitored",
+            "comp/kustomization.yaml",
+            "commonAnnotations",
+        ),
+    ];
+    for (kind, field, at, entry) in want {
+        assert!(
+            got.contains(&(kind.into(), field.into(), at.into(), entry.into())),
+            "{kind} {field} not credited to {at}: {entry}: {got:?}"
+        );
+    }
+    let from_remote = format!("{} (cm.yaml)", url("v2"));
+    let from_remote = from_remote.replace("(cm.yaml)", "(kustomization.yaml)");
+    assert!(
+        got.contains(&(
+            "ConfigMap".into(),
+            "/data/mode".into(),
+            from_remote,
+            "resources: cm.yaml".into()
+        )),
+        "{got:?}"
     );
 }
 
@@ -710,4 +1223,112 @@ fn shards_merge_into_the_whole_report() {
     let (code, _, err) = diff(&env, &["--merge", &files[0], &f.display().to_string()]);
     assert_eq!(code, 2);
     assert!(err.contains("merge reports of one diff only"), "{err}");
+}
+
+/// Debian's chromium (or another Chromium) when installed.
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+/// The opening tag of the element whose `data-name` is `name` in `dom`.
+fn tag_of<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
+    let at = dom.find(&format!("data-name=\"{name}\""))?;
+    let start = dom[..at].rfind('<')?;
+    let end = at + dom[at..].find('>')?;
+    Some(&dom[start..=end])
+}
+
+#[test]
+fn the_html_report_lists_every_change_and_filters_in_chromium() {
+    let (env, base) = repo();
+    change(&env);
+    let head = commit(&env, "change");
+    let (_, report) = json(&env, &["--base", &base, "--head", &head]);
+    let (code, page, _) = diff(
+        &env,
+        &["--base", &base, "--head", &head, "--format", "html"],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        page.starts_with("<!DOCTYPE html>")
+            && !page.contains("http://")
+            && !page.contains("https://")
+    );
+    assert!(!page.contains("s3cret"), "a secret value in the page");
+    let scratch = tempfile::tempdir().unwrap();
+    let file = scratch.path().join("report.html");
+    std::fs::write(&file, &page).unwrap();
+    let (roots, resources) = sets(&report);
+    let label = |r: &(String, String, String, String, String, String)| {
+        let ns = if r.4.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", r.4)
+        };
+        format!("{} {} {ns}{}", r.2, r.3, r.5)
+    };
+    let Some(chrome) = chromium() else {
+        // Without a browser, the page's tree is still checked as text.
+        for (root, _) in &roots {
+            assert!(tag_of(&page, root).is_some(), "{root} not listed");
+        }
+        skip("chromium: the HTML report not opened in a browser");
+        return;
+    };
+    let open = |hash: &str| {
+        let o = Command::new(chrome)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--dump-dom",
+            ])
+            .arg(format!("file://{}{hash}", file.display()))
+            .output()
+            .expect("chromium");
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (dom, log) = open("");
+    assert!(dom.contains("id=\"tree\""), "{dom}");
+    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    for (root, _) in &roots {
+        let tag = tag_of(&dom, root).unwrap_or_else(|| panic!("{root} not listed"));
+        assert!(!tag.contains("hidden"), "{tag}");
+    }
+    for r in &resources {
+        assert!(tag_of(&dom, &label(r)).is_some(), "{} not listed", label(r));
+    }
+    // Filtering: one root's name leaves that root only.
+    let (dom, _) = open("#filter=apps/web/overlays/dev");
+    for (root, _) in &roots {
+        let tag = tag_of(&dom, root).unwrap();
+        assert_eq!(
+            tag.contains("hidden"),
+            root != "apps/web/overlays/dev",
+            "{tag}"
+        );
+    }
+    // A resource's name leaves the roots that have it, and it only.
+    let (dom, _) = open("#filter=Service");
+    for (root, _) in &roots {
+        let has = resources.iter().any(|r| &r.0 == root && r.3 == "Service");
+        assert_eq!(
+            !tag_of(&dom, root).unwrap().contains("hidden"),
+            has,
+            "{root}"
+        );
+    }
 }

@@ -78,6 +78,24 @@ fn builtin_helm_charts_inflate_the_local_chart() {
         assert!(out.contains(part), "missing {part:?}");
     }
     assert!(!out.contains("-test"), "test hook not skipped");
+    // The audit record credits the chart's resources to the helmCharts entry.
+    let log = tmp.path().join("audit.jsonl");
+    let mut logged = args.clone();
+    logged.extend(["--audit-log", s(&log)]);
+    ok(&kustom(tmp.path(), &logged));
+    let audit = std::fs::read_to_string(&log).expect("audit log");
+    let entry = audit
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+        .find(|e| e["op"] == "generate")
+        .expect("a generate entry");
+    assert_eq!(entry["entry"], "helmCharts[0] (name: webapp)");
+    assert!(
+        entry["resources"]
+            .as_array()
+            .is_some_and(|r| r.iter().all(|x| x["change"] == "added") && !r.is_empty()),
+        "{entry}"
+    );
     let wrapper = helm3_wrapper(tmp.path(), &helm);
     if let Ok(k) = Command::new("kubectl")
         .args([

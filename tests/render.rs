@@ -258,7 +258,7 @@ fn the_audit_log_is_appended_one_entry_per_config_with_the_root() {
     // The generator is logged as a generator, on its own.
     let secret = lines
         .iter()
-        .find(|l| l["entry"] == "secretGenerator (name: token)")
+        .find(|l| l["entry"] == "secretGenerator[0] (name: token)")
         .expect("a SecretGenerator entry");
     assert_eq!(secret["op"], "generate");
     assert_eq!(secret["root"], "overlays/prod");

@@ -5,7 +5,7 @@ use super::build_settings::BuildFlags;
 use super::render::options;
 use crate::fetch::lock::LockState;
 use crate::operations::render::roots::{self, Shard};
-use crate::operations::review::{self, format, report::Report, Request};
+use crate::operations::review::{self, comment, format, report::Report, Request};
 use clap::ValueEnum;
 use kustom_api::Error;
 use std::io::{IsTerminal, Write};
@@ -20,6 +20,8 @@ pub enum Format {
     Markdown,
     /// For tools (and `--merge`).
     Json,
+    /// One self-contained page: the summary and a filterable tree of roots and resources.
+    Html,
 }
 
 /// Arguments of `kustom diff`.
@@ -59,6 +61,23 @@ pub struct DiffArgs {
     /// Build every root at both revisions, also those whose inputs did not change.
     #[arg(long)]
     pub no_skip: bool,
+    /// The largest markdown comment, in bytes: longer output is split into
+    /// numbered parts that each stand alone.
+    #[arg(long, value_name = "BYTES", default_value_t = comment::COMMENT_LIMIT)]
+    pub comment_limit: usize,
+    /// Write the markdown parts as DIR/comment-1.md, comment-2.md, … (all or none).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Hide changes: a resource glob GROUP/KIND/NAMESPACE/NAME, a field
+    /// path .metadata.annotations[x], or GLOB:.PATH (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub ignore: Vec<String>,
+    /// Also hide helm.sh/chart, app.kubernetes.io/version and checksum/* metadata.
+    #[arg(long)]
+    pub ignore_defaults: bool,
+    /// Do not read the repository's .kustom/diff.yaml rules.
+    #[arg(long)]
+    pub no_rules_file: bool,
     /// Roots built at once (default: the number of cores).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
@@ -85,8 +104,20 @@ pub fn run(args: &DiffArgs) -> i32 {
             }
         };
     }
+    if args.comment_limit < comment::MIN_LIMIT {
+        eprintln!(
+            "Error: --comment-limit {} is too small; give at least {} bytes",
+            args.comment_limit,
+            comment::MIN_LIMIT
+        );
+        return 2;
+    }
+    if args.output.is_some() && args.format != Format::Markdown {
+        eprintln!("Error: -o DIR writes markdown comment parts; add --format markdown");
+        return 2;
+    }
     match report(args) {
-        Ok(r) => match print(&r, args.format) {
+        Ok(r) => match print(&r, args) {
             Ok(()) => r.exit_status(),
             Err(e) => {
                 eprintln!("Error: {e}");
@@ -137,18 +168,37 @@ fn request(args: &DiffArgs) -> Result<Request, Error> {
         explain: args.explain,
         show_secrets: args.show_secrets,
         build_all: args.no_skip,
+        ignore: args.ignore.clone(),
+        ignore_defaults: args.ignore_defaults,
+        no_rules_file: args.no_rules_file,
     })
 }
 
-fn print(r: &Report, f: Format) -> Result<(), Error> {
-    let text = match f {
+fn print(r: &Report, args: &DiffArgs) -> Result<(), Error> {
+    let text = match args.format {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(r).expect("a report is plain data");
             s.push('\n');
             s
         }
         Format::Text => format::text(r, std::io::stdout().is_terminal()),
-        Format::Markdown => format::markdown(r, format::COMMENT_LIMIT),
+        Format::Html => review::html::html(r),
+        Format::Markdown => {
+            let parts = comment::parts(r, args.comment_limit);
+            if let Some(dir) = &args.output {
+                return comment::write_parts(dir, &parts);
+            }
+            // On STDOUT the parts follow one another, each after a marker.
+            let n = parts.len();
+            let mut all = String::new();
+            for (i, p) in parts.iter().enumerate() {
+                if n > 1 {
+                    all.push_str(&format!("<!-- kustom diff: part {} of {n} -->\n", i + 1));
+                }
+                all.push_str(p);
+            }
+            all
+        }
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

@@ -4,6 +4,7 @@
 //! work when a user lists them under `generators:` / `transformers:`.
 
 use crate::operations::kustomization::{GeneratorOptions, Kustomization};
+use crate::plugin_host::audit::ENTRY_INDEX;
 use kustom_api::fieldspec::{label_field_specs_with, FieldSpec, TransformerConfig};
 use kustom_api::{Error, Value};
 use serde::Serialize;
@@ -62,10 +63,11 @@ pub fn builtin_generators(k: &Kustomization) -> Vec<Value> {
         ("ConfigMapGenerator", &k.config_map_generator),
         ("SecretGenerator", &k.secret_generator),
     ] {
-        for args in entries {
+        for (i, args) in entries.iter().enumerate() {
             let mut args = args.clone();
             args.options = merge_options(args.options.as_ref(), k.generator_options.as_ref());
             let mut v = builtin(kind, &args.name, to_value(&args));
+            v["metadata"]["annotations"] = json!({ ENTRY_INDEX: i.to_string() });
             if !args.namespace.is_empty() {
                 v["metadata"]["namespace"] = json!(args.namespace);
             }
@@ -77,7 +79,7 @@ pub fn builtin_generators(k: &Kustomization) -> Vec<Value> {
         Some(g) => g.clone(),
         None => old_globals,
     };
-    for chart in k.helm_charts.iter().chain(old_charts.iter()) {
+    for (i, chart) in k.helm_charts.iter().chain(old_charts.iter()).enumerate() {
         let mut fields = globals.clone();
         if let (Some(f), Some(c)) = (fields.as_object_mut(), chart.as_object()) {
             for (key, v) in c {
@@ -85,7 +87,9 @@ pub fn builtin_generators(k: &Kustomization) -> Vec<Value> {
             }
         }
         let name = chart.get("name").and_then(Value::as_str).unwrap_or("");
-        out.push(builtin("HelmChartInflationGenerator", name, fields));
+        let mut v = builtin("HelmChartInflationGenerator", name, fields);
+        v["metadata"]["annotations"] = json!({ ENTRY_INDEX: i.to_string() });
+        out.push(v);
     }
     out
 }

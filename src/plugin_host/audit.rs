@@ -39,6 +39,10 @@ use std::sync::{Arc, Mutex};
 /// What stands for a masked secret value.
 pub const MASK: &str = "***";
 
+/// On a builtin generator's config: its index in the kustomization's list
+/// (`configMapGenerator[0]`), for the entry label.
+pub const ENTRY_INDEX: &str = "internal.config.kubernetes.io/entryIndex";
+
 /// Where entries go: a file (appended) and/or memory (for `kustom diff --explain`).
 #[derive(Debug)]
 struct Sink {
@@ -215,6 +219,19 @@ impl AuditLog {
         }))
     }
 
+    /// Log a remote base opened by a kustomization: its URL as written and
+    /// the directory of its checkout, so that entries of kustomizations
+    /// inside it can be named by the URL.
+    pub fn record_remote(&self, kustomization: &Path, url: &str, dir: &Path) -> Result<(), Error> {
+        self.write(json!({
+            "op": "read",
+            "kustomization": kustomization.display().to_string(),
+            "entry": format!("resources: {url}"),
+            "remote": {"url": url, "dir": dir.display().to_string()},
+            "resources": [],
+        }))
+    }
+
     /// Log a call: `before` the resources it received (None for a
     /// generator), `after` what it gave back, or the error it failed with.
     pub fn record(
@@ -248,7 +265,7 @@ impl AuditLog {
 }
 
 /// Which kustomization entry a config stands for: `patches[1] (path:
-/// p.yaml)`, `images[0] (name: nginx)`, `configMapGenerator (name: cfg)`,
+/// p.yaml)`, `images[0] (name: nginx)`, `configMapGenerator[0] (name: cfg)`,
 /// or for a plugin's own config its kind, name and apiVersion.
 pub fn entry_label(config: &Value) -> String {
     let name = resource::name(config);
@@ -272,10 +289,16 @@ pub fn entry_label(config: &Value) -> String {
             resource::api_version(config)
         );
     }
+    // Generators are named for what they make; their place in the list
+    // comes in an annotation (see ENTRY_INDEX).
+    let listed = |field: &str| match resource::annotation(config, ENTRY_INDEX) {
+        Some(i) => format!("{field}[{i}]"),
+        None => field.to_string(),
+    };
     match resource::kind(config) {
-        "ConfigMapGenerator" => with("configMapGenerator".into(), "name", name.into()),
-        "SecretGenerator" => with("secretGenerator".into(), "name", name.into()),
-        "HelmChartInflationGenerator" => with("helmCharts".into(), "name", name.into()),
+        "ConfigMapGenerator" => with(listed("configMapGenerator"), "name", name.into()),
+        "SecretGenerator" => with(listed("secretGenerator"), "name", name.into()),
+        "HelmChartInflationGenerator" => with(listed("helmCharts"), "name", name.into()),
         "PatchTransformer" => match s(config.get("path")) {
             p if !p.is_empty() => with(indexed("patches"), "path", p),
             _ => with(indexed("patches"), "inline patch on", target_label(config)),
@@ -355,14 +378,30 @@ pub fn masked_config(config: &Value) -> Value {
             }
         }
     }
+    let targets_secret = may_target_secrets(config);
     for field in ["patch", "jsonOp"] {
         if let Some(Value::String(p)) = c.get_mut(field) {
-            if p.contains("Secret") {
+            if targets_secret || p.contains("Secret") {
                 *p = format!("{MASK} (a patch that may touch a Secret)");
             }
         }
     }
+    crate::plugin_host::pem::tokenize_all(&mut c);
     c
+}
+
+/// Whether a patch config's `target` may select a Secret: it names kind
+/// Secret, names no kind, or gives a kind pattern (kustomize matches
+/// `target.kind` as a regular expression). A patch with no target selects
+/// by its own text, which names the kind.
+fn may_target_secrets(config: &Value) -> bool {
+    let Some(target) = config.get("target").filter(|t| t.is_object()) else {
+        return false;
+    };
+    match target.get("kind").and_then(Value::as_str) {
+        None | Some("") => true,
+        Some(kind) => kind == "Secret" || !kind.chars().all(|c| c.is_ascii_alphanumeric()),
+    }
 }
 
 /// Whether a pointer into a resource of kind `kind` is a secret value.
@@ -384,10 +423,11 @@ pub fn mask_all(v: &Value) -> Value {
 
 /// The value at `pointer`, masked when it is a secret value of a Secret.
 fn value_at(r: &Value, pointer: &str) -> Value {
-    let v = r.pointer(pointer).cloned().unwrap_or(Value::Null);
+    let mut v = r.pointer(pointer).cloned().unwrap_or(Value::Null);
     if is_secret_path(resource::kind(r), pointer) {
         mask_all(&v)
     } else {
+        crate::plugin_host::pem::tokenize_all(&mut v);
         v
     }
 }

@@ -24,6 +24,7 @@ pub mod krm;
 pub mod legacy;
 mod lookup;
 mod partial;
+pub mod pem;
 mod plan;
 pub mod sandbox;
 mod settings;

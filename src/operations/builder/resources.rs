@@ -469,6 +469,9 @@ impl Builder {
         }
         if let Ok(spec) = RepoSpec::parse(p) {
             let (root, remote) = self.remote_base(t, &spec)?;
+            if let Some(log) = &self.settings.audit {
+                log.record_remote(&t.file, &spec.raw, &root)?;
+            }
             return Ok(Entry::Dir(root, t.origin_of(p), Some(remote)));
         }
         if full.is_dir() {

@@ -14,11 +14,16 @@
 //!
 //! [`reach`]: crate::operations::render::reach
 
+pub mod comment;
 pub mod discover;
 pub mod explain;
 pub mod format;
 pub mod git;
+pub mod html;
+pub mod keyed;
+pub mod noise;
 pub mod report;
+pub mod triage;
 
 use crate::operations::builder::{Built, LoadRestrictor};
 use crate::operations::output;
@@ -30,7 +35,8 @@ use crate::plugin_host::Settings;
 use discover::tree_path;
 use git::{GitTree, Repo};
 use kustom_api::{Error, Value};
-use report::{Change, Credit, Report, ResourceChange, RootReport, Status};
+use noise::{Id, Rules};
+use report::{Change, Credit, Lines, Report, ResourceChange, RootReport, Status};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -54,6 +60,12 @@ pub struct Request {
     pub show_secrets: bool,
     /// Build every root at both revisions (no skipping): for checking.
     pub build_all: bool,
+    /// `--ignore` rules.
+    pub ignore: Vec<String>,
+    /// `--ignore-defaults`.
+    pub ignore_defaults: bool,
+    /// Leave the repository's rules file ([`noise::RULES_FILE`]) unread.
+    pub no_rules_file: bool,
 }
 
 /// What a diff did besides its report (for `-v`, tests and benches).
@@ -160,6 +172,7 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
         Head::Work(_) => None,
     };
     let names = roots_of(req, &base_tree, &head, &head_files);
+    let rules = rules_of(req, head.tree())?;
     let changed = repo.changed(&base_sha, head_commit.as_deref())?;
     tracing::debug!(roots = names.len(), changed = changed.len(), "diff planned");
 
@@ -329,8 +342,9 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
         let base = results.remove(&(i, false));
         let head = results.remove(&(i, true));
         let log = audit.get(&i).map(Vec::as_slice).unwrap_or(&[]);
-        let report = compare(&p.name, base, head, req, log, &relative);
-        if report.status != Status::Unchanged {
+        let report = compare(&p.name, base, head, req, &rules, log, &relative);
+        // A root whose every change is hidden stays, unchanged, for its count.
+        if report.status != Status::Unchanged || report.hidden > 0 {
             roots.push(report);
         }
     }
@@ -343,6 +357,43 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
         },
         work,
     ))
+}
+
+/// The noise rules: `--ignore`, the repository's rules file at head
+/// (unless turned off) and the defaults when asked for.
+fn rules_of(req: &Request, head: &dyn Tree) -> Result<Rules, Error> {
+    let mut rules: Vec<(String, String)> = Vec::new();
+    let mut defaults = req.ignore_defaults;
+    if !req.no_rules_file {
+        if let Some(bytes) = head.read(noise::RULES_FILE) {
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Error::new(format!("{}: not UTF-8 text", noise::RULES_FILE)))?;
+            let file = noise::read_rules_file(&text, noise::RULES_FILE)?;
+            defaults |= file.ignore_defaults;
+            rules.extend(
+                file.ignore
+                    .into_iter()
+                    .map(|r| (r, noise::RULES_FILE.to_string())),
+            );
+        }
+    }
+    rules.extend(
+        req.ignore
+            .iter()
+            .map(|r| (r.clone(), "--ignore".to_string())),
+    );
+    Rules::parse(&rules, defaults)
+}
+
+/// The part of a generated object's name before its hash suffix (`-` and
+/// ten letters and digits), if it has one.
+fn hash_stem(name: &str) -> Option<&str> {
+    let (stem, suffix) = name.rsplit_once('-')?;
+    (suffix.len() == 10
+        && suffix
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+    .then_some(stem)
 }
 
 /// Whether a changed path touches what a root reads.
@@ -408,6 +459,7 @@ fn compare(
     base: Option<Result<Output, String>>,
     head: Option<Result<Output, String>>,
     req: &Request,
+    rules: &Rules,
     log: &[Value],
     relative: &dyn Fn(&str) -> String,
 ) -> RootReport {
@@ -416,6 +468,10 @@ fn compare(
         status: Status::Changed,
         error: None,
         resources: Vec::new(),
+        lines: Lines::default(),
+        images: Vec::new(),
+        risks: Vec::new(),
+        hidden: 0,
     };
     let empty = Output::new();
     let (b, h) = match (&base, &head) {
@@ -455,43 +511,90 @@ fn compare(
         (Some(Ok(b)), Some(Ok(h))) => (b, h),
     };
     let keys: BTreeSet<_> = b.keys().chain(h.keys()).collect();
+    let mut pairs: Vec<(Option<&Key>, Option<&Key>)> = Vec::new();
     for key in keys {
-        let (x, y) = (b.get(key), h.get(key));
-        let change = match (x, y) {
-            (Some(x), Some(y)) if x.text == y.text => continue,
+        match (b.get(key), h.get(key)) {
+            (Some(x), Some(y)) if x.text == y.text => {}
+            (x, y) => pairs.push((x.map(|_| key), y.map(|_| key))),
+        }
+    }
+    pair_renames(&mut pairs);
+    let mut images = BTreeSet::new();
+    for (bk, hk) in pairs {
+        let (x, y) = (bk.and_then(|k| b.get(k)), hk.and_then(|k| h.get(k)));
+        let change = match (bk, hk) {
+            (Some(a), Some(c)) if a != c => Change::Renamed,
             (Some(_), Some(_)) => Change::Modified,
             (None, Some(_)) => Change::Added,
-            (Some(_), None) => Change::Removed,
-            (None, None) => continue,
+            _ => Change::Removed,
         };
-        let (xt, yt) = if req.show_secrets {
-            (x.map(|r| r.text.clone()), y.map(|r| r.text.clone()))
-        } else {
-            let (xv, yv) =
-                format::mask_secrets(x.map(|r| r.value.clone()), y.map(|r| r.value.clone()));
-            (
-                xv.map(|v| kustom_api::yaml::to_yaml(&v)),
-                yv.map(|v| kustom_api::yaml::to_yaml(&v)),
-            )
+        let Some(key) = hk.or(bk) else { continue };
+        let id = Id {
+            api_version: &key.0,
+            kind: &key.1,
+            namespace: &key.2,
+            name: &key.3,
         };
+        if rules.hides(id) {
+            report.hidden += 1;
+            continue;
+        }
+        let (mut xv, mut yv) = (x.map(|r| r.value.clone()), y.map(|r| r.value.clone()));
+        if !rules.is_empty() {
+            report.hidden += rules.strip(id, xv.as_mut(), yv.as_mut());
+        }
+        let fields = match (&xv, &yv) {
+            (Some(a), Some(c)) if req.explain => crate::plugin_host::audit::changed_fields(a, c),
+            _ => vec![String::new()],
+        };
+        if let (Some(a), Some(c)) = (&xv, &mut yv) {
+            keyed::align(a, c);
+            if a == c {
+                // Only reordered, or only hidden fields changed.
+                continue;
+            }
+        }
         let ns = if key.2.is_empty() {
             String::new()
         } else {
             format!("{}/", key.2)
         };
         let label = format!("{} {} {ns}{}", key.0, key.1, key.3);
+        if let (Some(a), Some(c)) = (&xv, &yv) {
+            images.extend(triage::images(a, c));
+        }
+        report
+            .risks
+            .extend(triage::risks(change, xv.as_ref(), yv.as_ref(), &label));
+        if !req.show_secrets {
+            (xv, yv) = format::mask_secrets(xv, yv);
+            for v in [xv.as_mut(), yv.as_mut()].into_iter().flatten() {
+                crate::plugin_host::pem::tokenize_all(v);
+            }
+        }
+        let (xt, yt) = (
+            xv.map(|v| kustom_api::yaml::to_yaml(&v)),
+            yv.map(|v| kustom_api::yaml::to_yaml(&v)),
+        );
+        let from_label = match bk {
+            Some(k) if change == Change::Renamed => format!("{} {} {ns}{}", k.0, k.1, k.3),
+            _ => label.clone(),
+        };
         let diff = format::unified(
             xt.as_deref().unwrap_or(""),
             yt.as_deref().unwrap_or(""),
-            &format!("a/{name}: {label}"),
+            &format!("a/{name}: {from_label}"),
             &format!("b/{name}: {label}"),
         );
-        let explain: Vec<Credit> = match (req.explain, x, y) {
-            (true, Some(x), Some(y)) => {
-                let fields = crate::plugin_host::audit::changed_fields(&x.value, &y.value);
-                explain::credit(log, &y.id, &fields, relative)
+        for line in diff.lines() {
+            if line.starts_with('+') && !line.starts_with("+++") {
+                report.lines.added += 1;
+            } else if line.starts_with('-') && !line.starts_with("---") {
+                report.lines.removed += 1;
             }
-            (true, None, Some(y)) => explain::credit(log, &y.id, &[String::new()], relative),
+        }
+        let explain: Vec<Credit> = match (req.explain, y) {
+            (true, Some(y)) => explain::credit(log, &y.id, &fields, relative),
             _ => Vec::new(),
         };
         report.resources.push(ResourceChange {
@@ -500,14 +603,58 @@ fn compare(
             namespace: key.2.clone(),
             name: key.3.clone(),
             change,
+            from: (change == Change::Renamed)
+                .then(|| bk.map(|k| k.3.clone()))
+                .flatten(),
             diff,
             explain,
         });
     }
+    report.images = images.into_iter().collect();
     if report.status == Status::Changed && report.resources.is_empty() && report.error.is_none() {
         report.status = Status::Unchanged;
     }
     report
+}
+
+/// A resource's id: apiVersion, kind, namespace, name.
+type Key = (String, String, String, String);
+
+/// Join a removed and an added ConfigMap or Secret whose names differ only
+/// in the hash suffix (one of each with that stem, same apiVersion, kind
+/// and namespace) into one renamed resource.
+fn pair_renames(pairs: &mut Vec<(Option<&Key>, Option<&Key>)>) {
+    let generated = |k: &Key| (k.1 == "ConfigMap" || k.1 == "Secret") && k.0 == "v1";
+    let stem_of =
+        |k: &Key| hash_stem(&k.3).map(|s| (k.0.clone(), k.1.clone(), k.2.clone(), s.to_string()));
+    let mut joined = Vec::new();
+    for (i, (bk, hk)) in pairs.iter().enumerate() {
+        let (Some(bk), None) = (bk, hk) else { continue };
+        let Some(stem) = stem_of(bk).filter(|_| generated(bk)) else {
+            continue;
+        };
+        let same = |k: &&Key| generated(k) && stem_of(k).as_ref() == Some(&stem);
+        let removed: Vec<usize> = (0..pairs.len())
+            .filter(|&j| pairs[j].1.is_none() && pairs[j].0.is_some_and(|k| same(&k)))
+            .collect();
+        let added: Vec<usize> = (0..pairs.len())
+            .filter(|&j| pairs[j].0.is_none() && pairs[j].1.is_some_and(|k| same(&k)))
+            .collect();
+        if let ([r], [a]) = (&removed[..], &added[..]) {
+            if *r == i {
+                joined.push((i, *a));
+            }
+        }
+    }
+    for &(r, a) in &joined {
+        pairs[r].1 = pairs[a].1;
+    }
+    let gone: BTreeSet<usize> = joined.iter().map(|&(_, a)| a).collect();
+    let mut i = 0;
+    pairs.retain(|_| {
+        i += 1;
+        !gone.contains(&(i - 1))
+    });
 }
 
 /// The render options for the two sides of a diff: like `kustom render`'s,

@@ -40,9 +40,52 @@ pub struct RootReport {
     /// Why it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Resources added, removed or modified, sorted by id.
+    /// Resources added, removed, renamed or modified, sorted by id.
     #[serde(default)]
     pub resources: Vec<ResourceChange>,
+    /// Lines added and removed over the resources' diffs.
+    #[serde(default)]
+    pub lines: Lines,
+    /// Container images whose tag or digest changed (each pair once).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageChange>,
+    /// Changes a reviewer should look at twice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub risks: Vec<Risk>,
+    /// Changes hidden by `--ignore` rules (resources and fields).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hidden: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Lines added and removed in a root's diffs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lines {
+    /// `+` lines.
+    pub added: usize,
+    /// `-` lines.
+    pub removed: usize,
+}
+
+/// One image changed in a container: `old` at base, `new` at head.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ImageChange {
+    /// The image at base.
+    pub old: String,
+    /// The image at head.
+    pub new: String,
+}
+
+/// A risky change to one resource.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Risk {
+    /// The resource, as shown (`apps/v1 Deployment prod/web`).
+    pub resource: String,
+    /// What makes it risky.
+    pub flag: String,
 }
 
 /// What happened to a resource.
@@ -55,6 +98,9 @@ pub enum Change {
     Removed,
     /// The same id, different YAML text.
     Modified,
+    /// A generated ConfigMap or Secret whose hash suffix changed (`from`
+    /// names it at base).
+    Renamed,
 }
 
 /// One resource of a root.
@@ -71,6 +117,9 @@ pub struct ResourceChange {
     pub name: String,
     /// What happened.
     pub change: Change,
+    /// For a rename: the name at base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
     /// The unified YAML diff (Secrets' values masked unless `--show-secrets`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub diff: String,
@@ -94,6 +143,18 @@ pub struct Credit {
 }
 
 impl Report {
+    /// Changes hidden by rules, over all roots.
+    pub fn hidden(&self) -> usize {
+        self.roots.iter().map(|r| r.hidden).sum()
+    }
+
+    /// The changed images over all roots, each pair once.
+    pub fn images(&self) -> Vec<ImageChange> {
+        let set: std::collections::BTreeSet<&ImageChange> =
+            self.roots.iter().flat_map(|r| &r.images).collect();
+        set.into_iter().cloned().collect()
+    }
+
     /// 0 nothing differs, 1 something differs, 2 a root failed.
     pub fn exit_status(&self) -> i32 {
         if self.roots.iter().any(|r| r.status == Status::Failed) {
