@@ -7,25 +7,9 @@ mod support;
 
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::process::Command;
-use support::{skip, Env};
+use support::{git, skip, Env};
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
-        .args(args)
-        .output()
-        .expect("git");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 fn commit(env: &Env, msg: &str) -> String {
     git(env.root(), &["add", "-A"]);
