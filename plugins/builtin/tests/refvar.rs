@@ -33,6 +33,7 @@ fn ctx(name: &str) -> Ctx {
         load_restrictor: LoadRestrictor::RootOnly,
         kustomization: "kustomization.yaml".into(),
         remote_files: Default::default(),
+        version: Default::default(),
     }
 }
 

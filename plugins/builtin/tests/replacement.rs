@@ -36,6 +36,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
         load_restrictor: LoadRestrictor::RootOnly,
         kustomization: dir.join("kustomization.yaml").display().to_string(),
         remote_files: Default::default(),
+        version: Default::default(),
     };
     let transform = transformer("ReplacementTransformer").ok_or("not registered")?;
     let result = transform(&config, &mut resources, &ctx);
@@ -173,6 +174,7 @@ fn mini_build(case: &Path) -> Option<Result<String, String>> {
         load_restrictor: LoadRestrictor::RootOnly,
         kustomization: dir.join("kustomization.yaml").display().to_string(),
         remote_files: Default::default(),
+        version: Default::default(),
     };
     let transform = transformer("ReplacementTransformer")?;
     for config in &configs {

@@ -127,6 +127,7 @@ fn check(dir: &str, configs: &[Value]) {
         root,
         load_restrictor: LoadRestrictor::RootOnly,
         remote_files: Default::default(),
+        version: Default::default(),
     };
     for config in configs {
         let kind = resource::kind(config).to_string();

@@ -2,9 +2,16 @@
 //! kustomization (resources, configurations/crds, generators, components,
 //! transformers, validators, vars), then the top-level finishing steps.
 
-/// The version `kubectl kustomize` v5.5.0 writes into the managed-by label:
-/// kubectl's embedded kustomize reports itself as `(devel)`.
-pub const MANAGED_BY_VERSION: &str = "(devel)";
+/// The version kustomize writes into the managed-by label.
+pub fn managed_by_version(version: kustom_api::KustomizeVersion) -> &'static str {
+    if version.is_5_8() {
+        // kustomize v5.7.0 (provenance.FindVersion reads the build info):
+        // kubectl's embedded kustomize no longer reports itself as `(devel)`.
+        version.release()
+    } else {
+        "(devel)"
+    }
+}
 
 mod nesting;
 mod prefetch;
@@ -595,7 +602,7 @@ impl Builder {
                 "apiVersion": "builtin",
                 "kind": "LabelTransformer",
                 "metadata": {"name": "managedByLabel"},
-                "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{MANAGED_BY_VERSION}")},
+                "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{}", managed_by_version(self.settings.kustomize_version))},
                 "fieldSpecs": [{"path": "metadata/labels", "create": true}],
             });
             let dir = built.dir.clone();

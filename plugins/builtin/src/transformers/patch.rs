@@ -294,6 +294,7 @@ mod tests {
             load_restrictor: LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
             remote_files: Default::default(),
+            version: Default::default(),
         };
         (dir, ctx)
     }

@@ -744,6 +744,7 @@ mod tests {
             load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
             remote_files: Default::default(),
+            version: Default::default(),
         }
     }
 
