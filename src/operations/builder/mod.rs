@@ -188,7 +188,7 @@ impl Builder {
             }
             _ => (canonical_dir(dir)?, None),
         };
-        let mut target = load_target(&dir, None, self.restrictor)?;
+        let mut target = load_target(&dir, None, self.restrictor, self.settings.kustomize_version)?;
         if self.read_ahead && remote.is_none() && prefetch::worth_it(&target.dir, &target.kust) {
             if let Some(reader) = prefetch::Prefetch::start(&dir) {
                 let _ = self.prefetch.set(reader);
@@ -639,6 +639,7 @@ fn load_target(
     dir: &Path,
     origin: Option<Trail>,
     restrictor: LoadRestrictor,
+    version: kustom_api::KustomizeVersion,
 ) -> Result<Target, Error> {
     let file = kustomization::find_file(dir)?;
     if restrictor == LoadRestrictor::RootOnly {
@@ -656,6 +657,7 @@ fn load_target(
     }
     let text = kustom_api::files::read_text(&file)?;
     let kust = Kustomization::parse(&text, &file)?;
+    kust.check_for(version, &file)?;
     Ok(Target {
         dir: dir.to_path_buf(),
         file,
