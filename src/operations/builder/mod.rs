@@ -280,7 +280,7 @@ impl Builder {
                 user.merge(&tc)?;
             }
         }
-        let mut tc = TransformerConfig::defaults();
+        let mut tc = TransformerConfig::defaults_for(self.settings.kustomize_version).clone();
         tc.merge(&user)?;
         // A leaf's accumulator has no config yet, and merging the defaults
         // into nothing gives them back as they are (a unit test of
@@ -447,12 +447,13 @@ impl Builder {
                 all
             }
         };
-        acc.absorb_all(generated).map_err(|e| {
-            e.context(format!(
-                "merging generated resources in {}",
-                t.file.display()
-            ))
-        })?;
+        acc.absorb_all(generated, self.settings.kustomize_version)
+            .map_err(|e| {
+                e.context(format!(
+                    "merging generated resources in {}",
+                    t.file.display()
+                ))
+            })?;
         // KEP: generators may also transform; 127 means they don't.
         let external: Vec<Value> = gens
             .iter()
