@@ -303,6 +303,19 @@ impl Kustomization {
     ) -> Result<(), Error> {
         // kustomize v5.8.0 (types.PatchArgs): a patch's `options` is a struct, so a key
         // other than allowNameChange/allowKindChange is an unknown field.
+        // kustomize #5516 (v5.7.0): a replacement's `sourceValue`, unknown before.
+        if !version.is_5_8() {
+            if let Some(i) = self
+                .replacements
+                .iter()
+                .position(|r| r.get("sourceValue").is_some())
+            {
+                return Err(Error::new(format!(
+                    "invalid Kustomization {}: unknown field `sourceValue` in replacements[{i}], expected one of `source`, `targets`, `path`; kustomize v5.5 has no sourceValue: build with the default --kustomize-version 5.8",
+                    file.display()
+                )));
+            }
+        }
         if version.is_5_8() {
             let unknown = self
                 .patches
