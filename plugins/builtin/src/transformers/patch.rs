@@ -301,7 +301,7 @@ mod tests {
             load_restrictor: LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
             remote_files: Default::default(),
-            version: Default::default(),
+            version: kustom_api::KustomizeVersion::V5_5, // the errors below are v5.5.0's
         };
         (dir, ctx)
     }
