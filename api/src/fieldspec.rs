@@ -387,6 +387,31 @@ impl TransformerConfig {
         TransformerConfig::defaults_ref().clone()
     }
 
+    /// The default configuration of the release `version`, borrowed (built
+    /// once per process).
+    pub fn defaults_for(version: crate::KustomizeVersion) -> &'static TransformerConfig {
+        if !version.is_5_8() {
+            return TransformerConfig::defaults_ref();
+        }
+        static V5_8: OnceLock<TransformerConfig> = OnceLock::new();
+        V5_8.get_or_init(|| {
+            let mut tc = load_defaults();
+            // kustomize v5.7.0 (image volumes): images also rewrite volumes' image references.
+            let volumes = [
+                "spec/volumes[]/image/reference",
+                "spec/template/spec/volumes[]/image/reference",
+            ]
+            .map(|path| FieldSpec {
+                path: path.into(),
+                create: true,
+                ..FieldSpec::default()
+            });
+            tc.images.extend(volumes);
+            tc.sort_fields();
+            tc
+        })
+    }
+
     /// The default configuration, borrowed (built once per process).
     pub fn defaults_ref() -> &'static TransformerConfig {
         static DEFAULTS: OnceLock<TransformerConfig> = OnceLock::new();

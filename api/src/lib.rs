@@ -14,6 +14,7 @@ pub mod files;
 pub mod go_regex;
 pub mod json;
 pub mod json_view;
+pub mod kustomize_version;
 pub mod paths;
 pub mod protocol;
 pub mod resid;
@@ -23,5 +24,6 @@ pub mod sight;
 pub mod yaml;
 
 pub use error::Error;
+pub use kustomize_version::KustomizeVersion;
 pub use resid::{Gvk, ResId};
 pub use serde_json::{Map, Value};

@@ -65,6 +65,24 @@ pub const BUILD_ANNOTATIONS: &[&str] = &[
     SHARED_ENTRIES,
 ];
 
+/// The error of a generated resource whose id is taken and whose generator
+/// `behavior` (the [`GENERATOR_BEHAVIOR`] annotation) is neither merge nor
+/// replace, in the words of the kustomize release `version`.
+pub fn behavior_conflict(
+    id: &crate::ResId,
+    behavior: Option<&str>,
+    version: crate::KustomizeVersion,
+) -> Error {
+    if version.is_5_8() {
+        // kustomize v5.8.0 (AbsorbAll conflict error more verbose): the behavior is named.
+        return Error::new(format!(
+            "id {id} exists; can not use behavior: '{}', behavior must be merge or replace",
+            behavior.filter(|b| !b.is_empty()).unwrap_or("unspecified")
+        ));
+    }
+    Error::new(format!("id {id} exists; behavior must be merge or replace"))
+}
+
 /// Environment variable telling the builtin plugin the load restrictor in force.
 pub const ENV_LOAD_RESTRICTOR: &str = "KUSTOM_LOAD_RESTRICTOR";
 /// Environment variable telling plugins whether `--enable-helm` is set ("true" / "false").

@@ -143,6 +143,9 @@ pub struct BuildFlags {
     /// Largest expansion of YAML aliases in one document, in bytes.
     #[arg(long)]
     pub max_alias_expansion: Option<usize>,
+    /// The kustomize release to reproduce: 5.8 (5.8.1, the default) or 5.5 (5.5.0) [env: KUSTOM_KUSTOMIZE_VERSION].
+    #[arg(long)]
+    pub kustomize_version: Option<String>,
 }
 
 /// The values clap gives flags left out (`commands::tests` holds the two
@@ -165,6 +168,7 @@ impl Default for BuildFlags {
             offline: false,
             kustomize: Default::default(),
             max_alias_expansion: None,
+            kustomize_version: None,
         }
     }
 }
@@ -193,6 +197,11 @@ impl BuildFlags {
         }
     }
 
+    /// `--kustomize-version`, else `KUSTOM_KUSTOMIZE_VERSION`, else the default.
+    pub fn version(&self) -> Result<kustom_api::KustomizeVersion, Error> {
+        kustom_api::KustomizeVersion::choose(self.kustomize_version.as_deref())
+    }
+
     /// The plugin settings these flags ask for, under the lock state `lock`.
     pub fn plugin_settings(&self, lock: Arc<LockState>) -> Result<Settings, Error> {
         let restrictor = self.restrictor()?;
@@ -216,6 +225,7 @@ impl BuildFlags {
             audit: self.sandbox.audit()?,
             helm_overrides: self.kustomize.helm_overrides(),
             container: Arc::new(self.kustomize.container_settings(self.offline)),
+            kustomize_version: self.version()?,
             ..base_settings(config_home, self.offline, lock)?
         })
     }
@@ -260,6 +270,7 @@ fn base_settings(
         lock,
         helm_overrides: Default::default(),
         container: Default::default(),
+        kustomize_version: kustom_api::KustomizeVersion::choose(None)?,
     })
 }
 /// `$XDG_CONFIG_HOME`, else `~/.config`.

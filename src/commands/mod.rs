@@ -190,7 +190,7 @@ fn parse_args(args: &[std::ffi::OsString]) -> Cli {
     let mut cmd = Cli::command();
     if invoked_name() == "kustomize" {
         cmd = as_kustomize(cmd.name("kustomize"))
-            .about("Manages declarative configuration of Kubernetes (kustom, drop-in for kustomize v5.5.0)");
+            .about("Manages declarative configuration of Kubernetes (kustom, drop-in for kustomize v5.8.1, or v5.5.0 with --kustomize-version 5.5)");
     }
     let matches = cmd.get_matches_from(args);
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())

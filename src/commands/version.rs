@@ -1,10 +1,12 @@
 //! `kustom version`: kustomize's version command, readable by kustomize's
-//! callers. The version is kustomize's release kustom reproduces, with
-//! kustom's own version as semver build metadata (`v5.5.0+kustom.0.1.0`),
-//! so that a caller taking the first semantic version reads 5.5.0.
+//! callers. The version is the kustomize release kustom reproduces (the
+//! selected one: `--kustomize-version`, else `KUSTOM_KUSTOMIZE_VERSION`,
+//! else v5.8.1), with kustom's own version as semver build metadata
+//! (`v5.8.1+kustom.0.1.0`), so that a caller taking the first semantic
+//! version (Argo CD reads `version --short` so) reads 5.8.1.
 
 use clap::Args;
-use kustom_api::Error;
+use kustom_api::{Error, KustomizeVersion};
 use serde_json::{Map, Value};
 
 /// Flags of `kustom version`, as kustomize's.
@@ -17,22 +19,22 @@ pub struct VersionArgs {
     /// One of 'yaml' or 'json'.
     #[arg(short, long, default_value = "")]
     pub output: String,
+    /// The kustomize release to report: 5.8 (the default) or 5.5 [env: KUSTOM_KUSTOMIZE_VERSION].
+    #[arg(long)]
+    pub kustomize_version: Option<String>,
 }
 
-/// kustomize's version that kustom reproduces.
-pub const KUSTOMIZE_VERSION: &str = "v5.5.0";
+/// The version in clap's `--version`: the default release, then kustom's.
+pub const SEMVER_STATIC: &str = concat!("v5.8.1+kustom.", env!("CARGO_PKG_VERSION"));
 
-/// The version string: kustomize's, then kustom's as build metadata.
-pub const SEMVER_STATIC: &str = concat!("v5.5.0+kustom.", env!("CARGO_PKG_VERSION"));
-
-/// [`SEMVER_STATIC`] as a String; its kustomize part is [`KUSTOMIZE_VERSION`].
-pub fn semver() -> String {
-    debug_assert!(SEMVER_STATIC.starts_with(KUSTOMIZE_VERSION));
-    SEMVER_STATIC.to_string()
+/// The version string of a release: kustomize's, then kustom's as build
+/// metadata.
+pub fn semver(version: KustomizeVersion) -> String {
+    format!("{}+kustom.{}", version.release(), env!("CARGO_PKG_VERSION"))
 }
 
 /// kustomize's provenance fields that kustom can fill, in its order.
-fn provenance() -> Map<String, Value> {
+fn provenance(version: KustomizeVersion) -> Map<String, Value> {
     let arch = match std::env::consts::ARCH {
         "x86_64" => "amd64",
         "aarch64" => "arm64",
@@ -40,7 +42,7 @@ fn provenance() -> Map<String, Value> {
         other => other,
     };
     let mut m = Map::new();
-    m.insert("version".into(), Value::String(semver()));
+    m.insert("version".into(), Value::String(semver(version)));
     m.insert("gitCommit".into(), Value::String("unknown".into()));
     m.insert("goOs".into(), Value::String(std::env::consts::OS.into()));
     m.insert("goArch".into(), Value::String(arch.into()));
@@ -52,7 +54,7 @@ pub fn render(args: &VersionArgs) -> Result<String, Error> {
     if args.short && !args.output.is_empty() {
         return Err(Error::new("--short and --output are mutually exclusive"));
     }
-    let p = provenance();
+    let p = provenance(KustomizeVersion::choose(args.kustomize_version.as_deref())?);
     let s = |k: &str| p[k].as_str().unwrap_or("").to_string();
     Ok(match args.output.as_str() {
         // Go's `%v` of the provenance struct with only version and build
@@ -90,16 +92,37 @@ pub fn run(args: &VersionArgs) -> Result<(), Error> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn forms() {
-        let a = |short, output: &str| VersionArgs {
+    fn args(short: bool, output: &str, version: Option<&str>) -> VersionArgs {
+        VersionArgs {
             short,
             output: output.into(),
-        };
-        assert!(render(&a(false, "")).unwrap().starts_with("v5.5.0+kustom."));
-        assert!(render(&a(true, "")).unwrap().starts_with("{v5.5.0+kustom."));
-        let j: Value = serde_json::from_str(&render(&a(false, "json")).unwrap()).unwrap();
+            kustomize_version: version.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn forms() {
+        let v = Some("5.8");
+        assert!(render(&args(false, "", v))
+            .unwrap()
+            .starts_with("v5.8.1+kustom."));
+        assert!(render(&args(true, "", v))
+            .unwrap()
+            .starts_with("{v5.8.1+kustom."));
+        let j: Value = serde_json::from_str(&render(&args(false, "json", v)).unwrap()).unwrap();
         assert_eq!(j["gitCommit"], "unknown");
-        assert!(render(&a(true, "json")).is_err());
+        assert!(render(&args(true, "json", v)).is_err());
+    }
+
+    #[test]
+    fn the_selected_version_is_reported() {
+        assert!(render(&args(true, "", Some("5.5")))
+            .unwrap()
+            .starts_with("{v5.5.0+kustom."));
+        assert!(render(&args(false, "", Some("4")))
+            .unwrap_err()
+            .message
+            .contains("unknown kustomize version"));
+        assert!(SEMVER_STATIC.starts_with(KustomizeVersion::default().release()));
     }
 }

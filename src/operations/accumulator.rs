@@ -97,7 +97,12 @@ impl Accumulator {
     }
 
     /// Add generated resources by their generator behavior (create, merge, replace).
-    pub fn absorb_all(&mut self, generated: Vec<Doc>) -> Result<(), Error> {
+    /// Conflicts are reported in the words of the release `version`.
+    pub fn absorb_all(
+        &mut self,
+        generated: Vec<Doc>,
+        version: kustom_api::KustomizeVersion,
+    ) -> Result<(), Error> {
         // Candidates by (kind, name) of any id a resource has had, so that a
         // large generator output is not matched against every resource.
         type Key = (String, String);
@@ -129,7 +134,7 @@ impl Accumulator {
                 .collect();
             matches.sort_unstable();
             matches.dedup();
-            let at = self.absorb(r, id, &matches)?;
+            let at = self.absorb(r, id, &matches, version)?;
             index(&mut by_any_id, at, &self.resources[at]);
         }
         Ok(())
@@ -137,7 +142,14 @@ impl Accumulator {
 
     /// Add or merge one generated resource given the resources it matches;
     /// returns where it is now.
-    fn absorb(&mut self, r: Doc, id: kustom_api::ResId, matches: &[usize]) -> Result<usize, Error> {
+    fn absorb(
+        &mut self,
+        r: Doc,
+        id: kustom_api::ResId,
+        matches: &[usize],
+        version: kustom_api::KustomizeVersion,
+    ) -> Result<usize, Error> {
+        let given = r.annotation(GENERATOR_BEHAVIOR).map(str::to_string);
         let behavior = r
             .annotation(GENERATOR_BEHAVIOR)
             .unwrap_or("create")
@@ -167,9 +179,11 @@ impl Accumulator {
                         }
                     }
                     _ => {
-                        return Err(Error::new(format!(
-                            "id {id} exists; behavior must be merge or replace"
-                        )))
+                        return Err(kustom_api::protocol::behavior_conflict(
+                            &id,
+                            given.as_deref(),
+                            version,
+                        ))
                     }
                 }
                 self.resources[*i] = Doc::from_value(&r);

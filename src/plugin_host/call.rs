@@ -236,6 +236,10 @@ impl Settings {
                 if self.enable_helm { "true" } else { "false" }.into(),
             ),
             (ENV_HELM_COMMAND, self.helm_command.clone()),
+            (
+                kustom_api::kustomize_version::ENV,
+                self.kustomize_version.env_value().into(),
+            ),
         ];
         env.extend(self.helm_overrides.env());
         // Private to the shipped builtin; always set there so that an

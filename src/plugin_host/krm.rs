@@ -8,8 +8,8 @@
 //!     config.kubernetes.io/function: |
 //!       exec:
 //!         path: ./fn.sh        # relative to the kustomization; a bare name is looked up in $PATH
-//!         args: [--verbose]    # kustom extension (kustomize v5.5.0 accepts only `path`)
-//!         envs: [MODE=strict]  # kustom extension, as KEY=VALUE or KEY
+//!         args: [--verbose]    # kustomize v5.7.0 on (kept in kustom's v5.5 mode too)
+//!         envs: [MODE=strict]  # KEY=VALUE (v5.7.0 on), or KEY (kustom: the host's value)
 //! ```
 //!
 //! The function reads a `ResourceList` (`config.kubernetes.io/v1`) on STDIN
@@ -262,6 +262,8 @@ fn invoke(
         // KEY alone means the host's value, which the function inherits anyway.
         // (passed explicitly, for --plugin-env=minimal).
         match e.split_once('=') {
+            // kustomize #5316 (v5.7.0): an entry whose value holds `=` is dropped.
+            Some((_, v)) if settings.kustomize_version.is_5_8() && v.contains('=') => {}
             Some((k, v)) => env.push((k.to_string(), v.to_string())),
             None => {
                 if let Ok(v) = std::env::var(e) {

@@ -88,6 +88,7 @@ impl Settings {
             Some(&self.load_restrictor),
             site.kust_file.display().to_string(),
             self.remote.files_json().as_deref(),
+            self.kustomize_version,
         );
         let started = std::time::Instant::now();
         // A resource too small to cut is sent whole unless the call sees

@@ -55,6 +55,9 @@ pub struct Settings {
     pub helm_overrides: helm_overrides::HelmOverrides,
     /// Container functions: runtime, `--network`, `--mount`, `--as-current-user`.
     pub container: Arc<super::container_settings::ContainerSettings>,
+    /// The kustomize release the build reproduces (`--kustomize-version`),
+    /// passed to every plugin call.
+    pub kustomize_version: kustom_api::KustomizeVersion,
 }
 
 /// Counts plugin processes started (for tests and `-v` logging).

@@ -1,7 +1,7 @@
 //! What a builtin plugin call knows about its surroundings: the
 //! kustomization's directory (the working directory) and the load restrictor.
 
-use kustom_api::{protocol, Error};
+use kustom_api::{protocol, Error, KustomizeVersion};
 use std::path::PathBuf;
 
 /// Whether files outside the kustomization root may be read.
@@ -25,6 +25,8 @@ pub struct Ctx {
     /// Local copies of the http(s) files the kustomization names, fetched
     /// by the core (URL → path).
     pub remote_files: std::collections::BTreeMap<String, PathBuf>,
+    /// The kustomize release the build reproduces (the core's choice).
+    pub version: KustomizeVersion,
 }
 
 impl Ctx {
@@ -38,17 +40,19 @@ impl Ctx {
             std::env::var(protocol::ENV_LOAD_RESTRICTOR).as_deref().ok(),
             kustomization,
             std::env::var(protocol::ENV_REMOTE_FILES).ok().as_deref(),
+            KustomizeVersion::from_call_env(),
         )
     }
 
     /// The context of a call in `root` with the core's load restrictor
-    /// setting and remote-file table (JSON), as the call's environment
-    /// carries them.
+    /// setting, remote-file table (JSON) and kustomize version, as the
+    /// call's environment carries them.
     pub fn new(
         root: PathBuf,
         load_restrictor: Option<&str>,
         kustomization: String,
         remote_files_json: Option<&str>,
+        version: KustomizeVersion,
     ) -> Ctx {
         let load_restrictor = match load_restrictor {
             Some("LoadRestrictionsNone") => LoadRestrictor::None,
@@ -62,6 +66,7 @@ impl Ctx {
             load_restrictor,
             kustomization,
             remote_files,
+            version,
         }
     }
 
@@ -120,6 +125,7 @@ impl Ctx {
             load_restrictor: LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
             remote_files: Default::default(),
+            version: Default::default(),
         }
     }
 }

@@ -98,7 +98,7 @@ fn call(
                 let kind = resource::kind(config);
                 let gen = generator(kind).ok_or_else(|| unknown_kind(kind, "generator"))?;
                 for made in gen(config, ctx).map_err(|e| e.context(describe(config)))? {
-                    add_created(&mut resources, made).map_err(|e| {
+                    add_created(&mut resources, made, ctx.version).map_err(|e| {
                         e.context(format!(
                             "merging generated resources in {}",
                             ctx.kustomization
@@ -137,7 +137,11 @@ fn call(
 /// Add a generated resource as the core's accumulator does for behavior
 /// `create` (the core fuses generators into this call only then): an id
 /// that is already taken, now or before a rename, is an error.
-fn add_created(resources: &mut Vec<Value>, made: Value) -> Result<(), Error> {
+fn add_created(
+    resources: &mut Vec<Value>,
+    made: Value,
+    version: kustom_api::KustomizeVersion,
+) -> Result<(), Error> {
     let id = kustom_api::ResId::of(&made);
     if let Some(other @ ("merge" | "replace")) =
         resource::annotation(&made, protocol::GENERATOR_BEHAVIOR)
@@ -153,9 +157,8 @@ fn add_created(resources: &mut Vec<Value>, made: Value) -> Result<(), Error> {
                 .any(|p| p.equals(&id))
     });
     if taken {
-        return Err(Error::new(format!(
-            "id {id} exists; behavior must be merge or replace"
-        )));
+        let behavior = resource::annotation(&made, protocol::GENERATOR_BEHAVIOR);
+        return Err(protocol::behavior_conflict(&id, behavior, version));
     }
     resources.push(made);
     Ok(())

@@ -33,6 +33,8 @@ fn ctx(name: &str) -> Ctx {
         load_restrictor: LoadRestrictor::RootOnly,
         kustomization: "kustomization.yaml".into(),
         remote_files: Default::default(),
+        // The oracle is kubectl kustomize v5.5.0.
+        version: kustom_api::KustomizeVersion::V5_5,
     }
 }
 

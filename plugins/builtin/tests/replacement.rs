@@ -36,6 +36,8 @@ fn run_case(dir: &Path) -> Result<(), String> {
         load_restrictor: LoadRestrictor::RootOnly,
         kustomization: dir.join("kustomization.yaml").display().to_string(),
         remote_files: Default::default(),
+        // The oracle is kubectl kustomize v5.5.0.
+        version: kustom_api::KustomizeVersion::V5_5,
     };
     let transform = transformer("ReplacementTransformer").ok_or("not registered")?;
     let result = transform(&config, &mut resources, &ctx);
@@ -173,6 +175,8 @@ fn mini_build(case: &Path) -> Option<Result<String, String>> {
         load_restrictor: LoadRestrictor::RootOnly,
         kustomization: dir.join("kustomization.yaml").display().to_string(),
         remote_files: Default::default(),
+        // The oracle is kubectl kustomize v5.5.0.
+        version: kustom_api::KustomizeVersion::V5_5,
     };
     let transform = transformer("ReplacementTransformer")?;
     for config in &configs {

@@ -127,6 +127,8 @@ fn check(dir: &str, configs: &[Value]) {
         root,
         load_restrictor: LoadRestrictor::RootOnly,
         remote_files: Default::default(),
+        // The oracle is kubectl kustomize v5.5.0.
+        version: kustom_api::KustomizeVersion::V5_5,
     };
     for config in configs {
         let kind = resource::kind(config).to_string();

@@ -217,6 +217,7 @@ pub fn check_generator(kind: &str, args: &Value) -> Result<(), Error> {
         root,
         load_restrictor: kustom_builtin::ctx::LoadRestrictor::RootOnly,
         remote_files: Default::default(),
+        version: kustom_api::KustomizeVersion::choose(None)?,
     };
     generate(&Value::Object(config), &ctx).map(|_| ())
 }

@@ -2,9 +2,16 @@
 //! kustomization (resources, configurations/crds, generators, components,
 //! transformers, validators, vars), then the top-level finishing steps.
 
-/// The version `kubectl kustomize` v5.5.0 writes into the managed-by label:
-/// kubectl's embedded kustomize reports itself as `(devel)`.
-pub const MANAGED_BY_VERSION: &str = "(devel)";
+/// The version kustomize writes into the managed-by label.
+pub fn managed_by_version(version: kustom_api::KustomizeVersion) -> &'static str {
+    if version.is_5_8() {
+        // kustomize v5.7.0 (provenance.FindVersion reads the build info):
+        // kubectl's embedded kustomize no longer reports itself as `(devel)`.
+        version.release()
+    } else {
+        "(devel)"
+    }
+}
 
 mod nesting;
 mod prefetch;
@@ -181,7 +188,7 @@ impl Builder {
             }
             _ => (canonical_dir(dir)?, None),
         };
-        let mut target = load_target(&dir, None, self.restrictor)?;
+        let mut target = load_target(&dir, None, self.restrictor, self.settings.kustomize_version)?;
         if self.read_ahead && remote.is_none() && prefetch::worth_it(&target.dir, &target.kust) {
             if let Some(reader) = prefetch::Prefetch::start(&dir) {
                 let _ = self.prefetch.set(reader);
@@ -273,7 +280,7 @@ impl Builder {
                 user.merge(&tc)?;
             }
         }
-        let mut tc = TransformerConfig::defaults();
+        let mut tc = TransformerConfig::defaults_for(self.settings.kustomize_version).clone();
         tc.merge(&user)?;
         // A leaf's accumulator has no config yet, and merging the defaults
         // into nothing gives them back as they are (a unit test of
@@ -440,12 +447,13 @@ impl Builder {
                 all
             }
         };
-        acc.absorb_all(generated).map_err(|e| {
-            e.context(format!(
-                "merging generated resources in {}",
-                t.file.display()
-            ))
-        })?;
+        acc.absorb_all(generated, self.settings.kustomize_version)
+            .map_err(|e| {
+                e.context(format!(
+                    "merging generated resources in {}",
+                    t.file.display()
+                ))
+            })?;
         // KEP: generators may also transform; 127 means they don't.
         let external: Vec<Value> = gens
             .iter()
@@ -595,7 +603,7 @@ impl Builder {
                 "apiVersion": "builtin",
                 "kind": "LabelTransformer",
                 "metadata": {"name": "managedByLabel"},
-                "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{MANAGED_BY_VERSION}")},
+                "labels": {"app.kubernetes.io/managed-by": format!("kustomize-{}", managed_by_version(self.settings.kustomize_version))},
                 "fieldSpecs": [{"path": "metadata/labels", "create": true}],
             });
             let dir = built.dir.clone();
@@ -632,6 +640,7 @@ fn load_target(
     dir: &Path,
     origin: Option<Trail>,
     restrictor: LoadRestrictor,
+    version: kustom_api::KustomizeVersion,
 ) -> Result<Target, Error> {
     let file = kustomization::find_file(dir)?;
     if restrictor == LoadRestrictor::RootOnly {
@@ -649,6 +658,7 @@ fn load_target(
     }
     let text = kustom_api::files::read_text(&file)?;
     let kust = Kustomization::parse(&text, &file)?;
+    kust.check_for(version, &file)?;
     Ok(Target {
         dir: dir.to_path_buf(),
         file,

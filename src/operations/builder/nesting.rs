@@ -35,7 +35,12 @@ impl Builder {
             )));
         }
         let build = || {
-            let mut t = load_target(dir, origin.clone(), self.restrictor)?;
+            let mut t = load_target(
+                dir,
+                origin.clone(),
+                self.restrictor,
+                self.settings.kustomize_version,
+            )?;
             t.remote = remote.clone();
             if t.kust.is_component() {
                 return Err(Error::new(format!(
@@ -117,7 +122,12 @@ impl Builder {
                 dir.display()
             )));
         }
-        let mut t = load_target(&dir, parent.origin_of(path), self.restrictor)?;
+        let mut t = load_target(
+            &dir,
+            parent.origin_of(path),
+            self.restrictor,
+            self.settings.kustomize_version,
+        )?;
         t.remote = remote;
         if !t.kust.is_component() {
             return Err(Error::new(format!(

@@ -295,6 +295,48 @@ pub fn find_file(dir: &Path) -> Result<PathBuf, Error> {
 
 impl Kustomization {
     /// Parse a kustomization file's text; `file` names it in errors.
+    /// What the release `version` rejects in a kustomization that parsed.
+    pub fn check_for(
+        &self,
+        version: kustom_api::KustomizeVersion,
+        file: &Path,
+    ) -> Result<(), Error> {
+        // kustomize v5.8.0 (types.PatchArgs): a patch's `options` is a struct, so a key
+        // other than allowNameChange/allowKindChange is an unknown field.
+        // kustomize #5516 (v5.7.0): a replacement's `sourceValue`, unknown before.
+        if !version.is_5_8() {
+            if let Some(i) = self
+                .replacements
+                .iter()
+                .position(|r| r.get("sourceValue").is_some())
+            {
+                return Err(Error::new(format!(
+                    "invalid Kustomization {}: unknown field `sourceValue` in replacements[{i}], expected one of `source`, `targets`, `path`; kustomize v5.5 has no sourceValue: build with the default --kustomize-version 5.8",
+                    file.display()
+                )));
+            }
+        }
+        if version.is_5_8() {
+            let unknown = self
+                .patches
+                .iter()
+                .chain(&self.patches_json6902)
+                .flat_map(|p| p.options.keys())
+                .find(|k| {
+                    !["allowNameChange", "allowKindChange"]
+                        .iter()
+                        .any(|known| known.eq_ignore_ascii_case(k))
+                });
+            if let Some(key) = unknown {
+                return Err(Error::new(format!(
+                    "invalid Kustomization {}: json: unknown field \"{key}\" in patches[].options (kustomize v5.8 knows allowNameChange and allowKindChange; build with --kustomize-version 5.5 to ignore it)",
+                    file.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     pub fn parse(text: &str, file: &Path) -> Result<Kustomization, Error> {
         let docs = yaml::parse_kustomization(text)
             .map_err(|e| e.context(format!("invalid Kustomization {}", file.display())))?;

@@ -266,6 +266,8 @@ static REPLACEMENT_FIELD: Struct = Struct {
     name: "ReplacementField",
     fields: &[
         f("source", Obj(&SOURCE_SELECTOR), Nil),
+        // kustomize v5.7.0 on; `Kustomization::check_for` refuses it for v5.5.
+        f("sourceValue", Str, Empty),
         f("targets", List(&TARGET_SELECTOR), Empty),
         f("path", Str, Empty),
     ],

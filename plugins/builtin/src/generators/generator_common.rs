@@ -486,6 +486,7 @@ pub(crate) mod test_support {
                 load_restrictor: LoadRestrictor::RootOnly,
                 kustomization: self.dir.join("kustomization.yaml").display().to_string(),
                 remote_files: Default::default(),
+                version: Default::default(),
             }
         }
     }

@@ -190,6 +190,41 @@ impl CompiledSelector {
     }
 }
 
+/// A resource id whose fields are anchored regular expressions (kustomize's
+/// `SelectorRegex` over an id), matched against an id's fields as they are:
+/// an empty field matches anything, and an empty namespace is not
+/// "default".
+#[derive(Debug, Clone)]
+pub struct IdPattern {
+    group: Pattern,
+    version: Pattern,
+    kind: Pattern,
+    name: Pattern,
+    namespace: Pattern,
+}
+
+impl IdPattern {
+    /// Compile the fields of `id` as patterns.
+    pub fn compile(id: &ResId) -> Result<IdPattern, Error> {
+        Ok(IdPattern {
+            group: anchored(&id.gvk.group)?,
+            version: anchored(&id.gvk.version)?,
+            kind: anchored(&id.gvk.kind)?,
+            name: anchored(&id.name)?,
+            namespace: anchored(&id.namespace)?,
+        })
+    }
+
+    /// Whether every field of `id` matches.
+    pub fn matches(&self, id: &ResId) -> bool {
+        matches(&self.kind, &id.gvk.kind)
+            && matches(&self.group, &id.gvk.group)
+            && matches(&self.version, &id.gvk.version)
+            && matches(&self.name, &id.name)
+            && matches(&self.namespace, &id.namespace)
+    }
+}
+
 /// Indices of the resources a selector object (a kustomization `target`)
 /// picks, in order.
 pub fn select(resources: &[Value], selector: &Value) -> Result<Vec<usize>, Error> {

@@ -36,6 +36,8 @@ pub struct PatchTransformer {
 enum Patch {
     StrategicMerge(Vec<Value>, smp::PatchSchema),
     Json(Vec<Operation>),
+    /// A text without documents or operations, which does nothing.
+    Empty,
 }
 
 /// Read and check a PatchTransformer config, loading and parsing the patch.
@@ -77,7 +79,10 @@ pub fn configure(config: &Value, ctx: &Ctx) -> Result<PatchTransformer, Error> {
         None => parse_patch_as_written(&text),
     };
     let json = json_ops(&text);
+    // kustomize #5771 (v5.7.0) and #5956 (v5.8.1): a patch without documents does nothing.
+    let empty = ctx.version.is_5_8() && sm.as_ref().is_ok_and(Vec::is_empty);
     let patch = match (sm, json) {
+        _ if empty => Patch::Empty,
         (Ok(_), Ok(_)) => {
             return Err(err!(
                 "illegally qualifies as both an SM and JSON patch: {source}"
@@ -108,6 +113,7 @@ impl PatchTransformer {
                 self.strategic_merge(resources, patches, schema.get())
             }
             Patch::Json(ops) => self.json6902(resources, ops),
+            Patch::Empty => Ok(()),
         }
     }
 
@@ -124,6 +130,7 @@ impl PatchTransformer {
             (Some(sel), _) => Picks::by_selector(sel, merged),
             (None, Patch::StrategicMerge(patches, _)) => Some(Picks::by_ids(patches, merged)),
             (None, Patch::Json(_)) => None,
+            (None, Patch::Empty) => Some(Picks::by_ids(&[], None)),
         }
     }
 
@@ -294,6 +301,7 @@ mod tests {
             load_restrictor: LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
             remote_files: Default::default(),
+            version: kustom_api::KustomizeVersion::V5_5, // the errors below are v5.5.0's
         };
         (dir, ctx)
     }

@@ -350,6 +350,7 @@ metadata:
             load_restrictor: LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
             remote_files: Default::default(),
+            version: Default::default(),
         };
         let mut resources = kustom_api::yaml::parse_stream(RESOURCES).expect("fixture");
         let psm = json!({"apiVersion": "builtin", "kind": "PatchStrategicMergeTransformer",

@@ -539,6 +539,7 @@ mod tests {
             load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
             kustomization: format!("{root}/kustomization.yaml"),
             remote_files: Default::default(),
+            version: Default::default(),
         }
     }
 

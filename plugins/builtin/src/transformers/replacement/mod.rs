@@ -18,7 +18,7 @@ mod touches;
 pub(crate) use touches::{touches, Side};
 
 use crate::Ctx;
-use kustom_api::{err, Error, Gvk, Map, ResId, Value};
+use kustom_api::{err, Error, Gvk, KustomizeVersion, Map, ResId, Value};
 use path::{NodeKind, Step, Target};
 use scalar::Tag;
 
@@ -32,7 +32,7 @@ const DEFAULT_FIELD_PATH: &str = "metadata.name";
 pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Result<(), Error> {
     let replacements = load(config, ctx)?;
     for replacement in &replacements {
-        apply(replacement, resources)?;
+        apply(replacement, resources, ctx.version)?;
     }
     Ok(())
 }
@@ -41,6 +41,8 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Resul
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Replacement {
     source: Option<Source>,
+    /// `sourceValue`: a literal in place of a source (v5.7.0 on).
+    source_value: Option<String>,
     /// Empty when absent: kustomize re-serialises the kustomization's list
     /// with `omitempty`, so `targets: []` reads as no targets at all.
     targets: Vec<TargetSpec>,
@@ -119,12 +121,12 @@ fn load(config: &Value, ctx: &Ctx) -> Result<Vec<Replacement>, Error> {
     for entry in entries {
         let fields = object(entry, "replacements", "types.ReplacementField")?;
         let path = string_field(fields, "path", "ReplacementField.path")?;
-        let inline = parse_replacement(entry, "ReplacementField")?;
+        let inline = parse_replacement(entry, "ReplacementField", ctx.version)?;
         if path.is_empty() {
             out.push(inline);
             continue;
         }
-        if inline.source.is_some() || !inline.targets.is_empty() {
+        if inline.source.is_some() || inline.source_value.is_some() || !inline.targets.is_empty() {
             return Err(err!("cannot specify both path and inline replacement"));
         }
         let text = ctx.read_to_string(&path)?;
@@ -136,10 +138,10 @@ fn load(config: &Value, ctx: &Ctx) -> Result<Vec<Replacement>, Error> {
         match &doc {
             Value::Array(items) => {
                 for item in items {
-                    out.push(parse_replacement(item, "Replacement")?);
+                    out.push(parse_replacement(item, "Replacement", ctx.version)?);
                 }
             }
-            Value::Object(_) => out.push(parse_replacement(&doc, "Replacement")?),
+            Value::Object(_) => out.push(parse_replacement(&doc, "Replacement", ctx.version)?),
             other => {
                 return Err(err!(
                     "unsupported replacement type encountered within replacement path: {}",
@@ -190,8 +192,22 @@ fn string_field(fields: &Map<String, Value>, key: &str, what: &str) -> Result<St
     }
 }
 
-fn parse_replacement(value: &Value, what: &str) -> Result<Replacement, Error> {
+fn parse_replacement(
+    value: &Value,
+    what: &str,
+    version: KustomizeVersion,
+) -> Result<Replacement, Error> {
     let fields = object(value, what, "types.Replacement")?;
+    // kustomize #5516 (v5.7.0): `sourceValue`, a literal instead of a source.
+    let source_value = match fields.get("sourceValue") {
+        Some(Value::String(s)) if version.is_5_8() => Some(s.clone()),
+        Some(other @ (Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_)))
+            if version.is_5_8() =>
+        {
+            return Err(mismatch(other, &format!("{what}.sourceValue"), "string"))
+        }
+        _ => None,
+    };
     let source = match fields.get("source") {
         None | Some(Value::Null) => None,
         Some(v) => Some(parse_source(v)?),
@@ -207,7 +223,11 @@ fn parse_replacement(value: &Value, what: &str) -> Result<Replacement, Error> {
             ))
         }
     };
-    Ok(Replacement { source, targets })
+    Ok(Replacement {
+        source,
+        source_value,
+        targets,
+    })
 }
 
 fn parse_id(fields: &Map<String, Value>, what: &str) -> Result<ResId, Error> {
@@ -351,14 +371,15 @@ fn yaml11_bool(s: &str) -> Option<bool> {
 /// sequence.
 #[derive(Debug, Clone, PartialEq)]
 enum Copied {
-    Scalar(Tag, String),
+    /// A scalar's tag (none for a `sourceValue`, typed again on reading) and text.
+    Scalar(Option<Tag>, String),
     Node(Value),
 }
 
 impl Copied {
     fn of(value: &Value) -> Copied {
         match scalar::tag_and_text(value) {
-            Some((tag, text)) => Copied::Scalar(tag, text),
+            Some((tag, text)) => Copied::Scalar(Some(tag), text),
             None => Copied::Node(value.clone()),
         }
     }
@@ -381,7 +402,7 @@ impl Copied {
     /// The value as it replaces a whole mapping or sequence target.
     fn to_json(&self) -> Result<Value, Error> {
         match self {
-            Copied::Scalar(tag, text) => scalar::materialize(Some(*tag), text),
+            Copied::Scalar(tag, text) => scalar::materialize(*tag, text),
             Copied::Node(v) => Ok(v.clone()),
         }
     }
@@ -395,16 +416,31 @@ struct Held {
     live: Option<(usize, Vec<Step>)>,
 }
 
-fn apply(replacement: &Replacement, resources: &mut [Value]) -> Result<(), Error> {
-    let source = match (&replacement.source, replacement.targets.is_empty()) {
-        (Some(source), false) => source,
-        _ => {
+fn apply(
+    replacement: &Replacement,
+    resources: &mut [Value],
+    version: KustomizeVersion,
+) -> Result<(), Error> {
+    let mut held = match (
+        &replacement.source,
+        &replacement.source_value,
+        replacement.targets.is_empty(),
+    ) {
+        (None, None, _) | (_, _, true) => {
             return Err(err!(
                 "replacements must specify a source and at least one target"
             ))
         }
+        (Some(_), Some(_), _) => {
+            return Err(err!("value and resource selectors are mutually exclusive"))
+        }
+        // An untagged scalar, which never follows a resource field.
+        (None, Some(literal), _) => Held {
+            value: Copied::Scalar(None, literal.clone()),
+            live: None,
+        },
+        (Some(source), None, _) => source_value(source, resources)?,
     };
-    let mut held = source_value(source, resources)?;
     for target in &replacement.targets {
         let Some(select) = &target.select else {
             return Err(err!("target must specify resources to select"));
@@ -414,6 +450,17 @@ fn apply(replacement: &Replacement, resources: &mut [Value]) -> Result<(), Error
         } else {
             target.field_paths.clone()
         };
+        let select_id = select::IdMatch::target(&select.id, version)?;
+        let mut reject_ids = Vec::with_capacity(target.reject.len());
+        for r in &target.reject {
+            reject_ids.push(match r {
+                Some(r) if select::is_empty(&r.id) => None,
+                Some(r) => Some(select::IdMatch::target(&r.id, version)?),
+                // kustomize #5863 (v5.8.0): a null reject crashes as the selectors are compiled.
+                None if version.is_5_8() => return Err(nil_dereference()),
+                None => None,
+            });
+        }
         for index in 0..resources.len() {
             let Some(obj) = resources.get(index) else {
                 continue;
@@ -422,14 +469,15 @@ fn apply(replacement: &Replacement, resources: &mut [Value]) -> Result<(), Error
             if !selected_by_expressions(obj, select, &target.reject)? {
                 continue;
             }
-            if !ids.iter().any(|id| select::id_selected_by(id, &select.id)) {
+            if !ids.iter().any(|id| select_id.matches(id)) {
                 continue;
             }
             let mut rejected = false;
-            for r in &target.reject {
-                let r = r.as_ref().ok_or_else(nil_dereference)?;
-                if !select::is_empty(&r.id)
-                    && ids.iter().any(|id| select::id_selected_by(id, &r.id))
+            for (r, matcher) in target.reject.iter().zip(&reject_ids) {
+                r.as_ref().ok_or_else(nil_dereference)?;
+                if matcher
+                    .as_ref()
+                    .is_some_and(|m| ids.iter().any(|id| m.matches(id)))
                 {
                     rejected = true;
                 }
@@ -744,6 +792,7 @@ mod tests {
             load_restrictor: crate::ctx::LoadRestrictor::RootOnly,
             kustomization: "kustomization.yaml".into(),
             remote_files: Default::default(),
+            version: Default::default(),
         }
     }
 

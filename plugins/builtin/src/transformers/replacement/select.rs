@@ -1,15 +1,16 @@
 //! Which resources a replacement reads from and writes to.
 //!
-//! Replacements match resource ids *exactly* (kustomize v5.5.0's
-//! `ResId.IsSelectedBy`, no regular expressions, unlike patch targets), and
-//! a resource matches if its current id or any of its previous ids (before
-//! name prefixes, suffixes, namespace changes) does. The ids are built
-//! without cluster-scope knowledge, so an empty namespace always stands for
-//! "default".
+//! A source matches resource ids *exactly* (`ResId.IsSelectedBy`, no
+//! regular expressions); targets do too in kustomize v5.5.0, and match as
+//! anchored regular expressions from v5.8.0 on ([`IdMatch`]). A resource
+//! matches if its current id or any of its previous ids (before name
+//! prefixes, suffixes, namespace changes) does. The ids are built without
+//! cluster-scope knowledge; in exact matching an empty namespace always
+//! stands for "default".
 
 use super::scalar;
-use crate::selecting::target::LabelSelector;
-use kustom_api::{err, protocol, resource, Error, Gvk, ResId, Value};
+use crate::selecting::target::{IdPattern, LabelSelector};
+use kustom_api::{err, protocol, resource, Error, Gvk, KustomizeVersion, ResId, Value};
 
 /// The current id of a resource followed by its previous ids, oldest first,
 /// as recorded in kustomize's build annotations.
@@ -59,6 +60,36 @@ pub(crate) fn id_selected_by(id: &ResId, selector: &ResId) -> bool {
         && (gvk.group.is_empty() || gvk.group == id.gvk.group)
         && (gvk.version.is_empty() || gvk.version == id.gvk.version)
         && (gvk.kind.is_empty() || gvk.kind == id.gvk.kind)
+}
+
+/// How a target's `select` or `reject` id picks resource ids.
+#[derive(Debug, Clone)]
+pub(crate) enum IdMatch {
+    /// [`id_selected_by`].
+    Exact(ResId),
+    /// Anchored regular expressions, fields compared as they are.
+    Regex(IdPattern),
+}
+
+impl IdMatch {
+    /// The matcher of a target id in the release `version`.
+    pub(crate) fn target(id: &ResId, version: KustomizeVersion) -> Result<IdMatch, Error> {
+        if !version.is_5_8() {
+            return Ok(IdMatch::Exact(id.clone()));
+        }
+        // kustomize #5863 (v5.8.0): target select/reject ids are regular expressions.
+        IdPattern::compile(id)
+            .map(IdMatch::Regex)
+            .map_err(|e| e.context("error creating target selector"))
+    }
+
+    /// Whether `id` matches.
+    pub(crate) fn matches(&self, id: &ResId) -> bool {
+        match self {
+            IdMatch::Exact(selector) => id_selected_by(id, selector),
+            IdMatch::Regex(pattern) => pattern.matches(id),
+        }
+    }
 }
 
 /// Whether a selector is entirely empty (kustomize skips such rejects).
@@ -137,6 +168,29 @@ mod tests {
             &id("ConfigMap", "cm", "x"),
             &id("", "", "default")
         ));
+    }
+
+    #[test]
+    fn target_ids_are_regular_expressions_from_v5_8() {
+        let cm = id("ConfigMap", "app.conf", "");
+        let sel = id("Config.*", "app.conf", "");
+        let old = IdMatch::target(&sel, KustomizeVersion::V5_5).unwrap();
+        let new = IdMatch::target(&sel, KustomizeVersion::V5_8).unwrap();
+        assert!(!old.matches(&cm) && new.matches(&cm));
+        // Anchored, `.` is any character, an empty namespace is not "default".
+        assert!(new.matches(&id("ConfigMap", "appXconf", "")));
+        assert!(!new.matches(&id("ConfigMap", "app.conf.x", "")));
+        let default_ns = id("", "", "default");
+        assert!(IdMatch::target(&default_ns, KustomizeVersion::V5_5)
+            .unwrap()
+            .matches(&cm));
+        assert!(!IdMatch::target(&default_ns, KustomizeVersion::V5_8)
+            .unwrap()
+            .matches(&cm));
+        assert!(IdMatch::target(&id("(", "", ""), KustomizeVersion::V5_8)
+            .unwrap_err()
+            .message
+            .starts_with("error creating target selector"));
     }
 
     #[test]

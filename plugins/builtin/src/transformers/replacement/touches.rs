@@ -10,7 +10,7 @@ use kustom_api::{protocol, Error, ResId, Value};
 /// The resources one source or target can pick, and the paths it reads or
 /// writes in them.
 pub(crate) struct Side {
-    id: ResId,
+    id: select::IdMatch,
     label_selector: String,
     annotation_selector: String,
     /// Each path's leading map keys (at most two); an empty one: the
@@ -24,7 +24,7 @@ impl Side {
     /// call's to report.
     pub(crate) fn picks(&self, head: &Value) -> Result<bool, Error> {
         let ids = select::ids(head)?;
-        Ok(ids.iter().any(|id| select::id_selected_by(id, &self.id))
+        Ok(ids.iter().any(|id| self.id.matches(id))
             && select::matches_expression(head, "annotations", &self.annotation_selector)?
             && select::matches_expression(head, "labels", &self.label_selector)?)
     }
@@ -64,19 +64,26 @@ pub(crate) fn touches(config: &Value, ctx: &Ctx, mut loose: bool) -> Option<Touc
         may_mark_hash: false,
     };
     for replacement in &replacements {
-        let source = replacement.source.as_ref()?;
-        let field_path = match source.field_path.as_str() {
-            "" => DEFAULT_FIELD_PATH,
-            p => p,
-        };
-        out.sides.push(side(
-            &Selector {
-                id: source.id.clone(),
-                ..Selector::default()
-            },
-            vec![leading_keys(&steps(field_path))],
-            loose,
-        ));
+        match (&replacement.source, &replacement.source_value) {
+            (Some(source), None) => {
+                let field_path = match source.field_path.as_str() {
+                    "" => DEFAULT_FIELD_PATH,
+                    p => p,
+                };
+                out.sides.push(side(
+                    &Selector {
+                        id: source.id.clone(),
+                        ..Selector::default()
+                    },
+                    vec![leading_keys(&steps(field_path))],
+                    loose,
+                    &|id| Ok(select::IdMatch::Exact(id.clone())),
+                )?);
+            }
+            // A literal reads no resource.
+            (None, Some(_)) => {}
+            _ => return None,
+        }
         for target in &replacement.targets {
             // A null reject is a crash the call reports; rejects only ever
             // narrow what `select` picks, so they are left out here.
@@ -115,8 +122,12 @@ pub(crate) fn touches(config: &Value, ctx: &Ctx, mut loose: bool) -> Option<Touc
                 }
                 keys_of_paths.push(keys);
             }
-            out.sides
-                .push(side(target.select.as_ref()?, keys_of_paths, loose));
+            out.sides.push(side(
+                target.select.as_ref()?,
+                keys_of_paths,
+                loose,
+                &|id| select::IdMatch::target(id, ctx.version),
+            )?);
         }
         // Later replacements select among what this one may have changed.
         loose |= out.writes_ids || out.writes_labels || out.writes_annotations;
@@ -126,7 +137,12 @@ pub(crate) fn touches(config: &Value, ctx: &Ctx, mut loose: bool) -> Option<Touc
 
 /// A side picking what `selector` picks (see [`touches`] for `loose`),
 /// touching the paths with these leading keys.
-fn side(selector: &Selector, paths: Vec<Vec<String>>, loose: bool) -> Side {
+fn side(
+    selector: &Selector,
+    paths: Vec<Vec<String>>,
+    loose: bool,
+    id_match: IdMatchOf,
+) -> Option<Side> {
     let mut id = selector.id.clone();
     let (mut labels, mut annotations) = (
         selector.label_selector.clone(),
@@ -138,13 +154,17 @@ fn side(selector: &Selector, paths: Vec<Vec<String>>, loose: bool) -> Side {
         labels.clear();
         annotations.clear();
     }
-    Side {
-        id,
+    Some(Side {
+        id: id_match(&id).ok()?,
         label_selector: labels,
         annotation_selector: annotations,
         paths,
-    }
+    })
 }
+
+/// How a side's id picks ids: exactly for a source, as the release
+/// matches targets for a target.
+type IdMatchOf<'a> = &'a dyn Fn(&ResId) -> Result<select::IdMatch, Error>;
 
 /// A field path's steps, split and trimmed as the transformer does.
 fn steps(field_path: &str) -> Vec<String> {
