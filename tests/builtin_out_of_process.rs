@@ -199,9 +199,10 @@ fn a_generated_id_that_exists_fails_whether_or_not_generation_is_fused() {
         assert!(!out.status.success());
         assert!(out.stdout.is_empty());
         let err = String::from_utf8_lossy(&out.stderr);
+        // v5.8.1's wording (the default); v5.5.0 has no "can not use" part.
         assert!(
             err.contains(
-                "id ConfigMap.v1.[noGrp]/settings.[noNs] exists; behavior must be merge or replace"
+                "id ConfigMap.v1.[noGrp]/settings.[noNs] exists; can not use behavior: 'unspecified', behavior must be merge or replace"
             ) && err.contains("kustomization.yaml"),
             "{err}"
         );

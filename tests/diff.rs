@@ -10,7 +10,6 @@ use std::collections::BTreeSet;
 use std::process::Command;
 use support::{git, skip, Env};
 
-
 fn commit(env: &Env, msg: &str) -> String {
     git(env.root(), &["add", "-A"]);
     git(env.root(), &["commit", "-qm", msg, "--allow-empty"]);

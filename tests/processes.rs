@@ -13,7 +13,6 @@ use std::path::Path;
 use std::process::Command;
 use support::{git, skip, Env};
 
-
 /// The command that runs `pid1.py` as PID 1 of a new PID namespace, if this
 /// machine allows one.
 fn pid_namespace() -> Option<Vec<&'static str>> {
