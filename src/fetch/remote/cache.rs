@@ -183,7 +183,7 @@ impl Cache {
                 };
                 if abandoned {
                     tracing::debug!(dir = %entry.display(), "removing what a killed build left");
-                    remove_any(&entry);
+                    remove_settled(&entry);
                 }
             }
         });
@@ -499,6 +499,22 @@ fn try_lock_dir(dir: &Path) -> Option<std::fs::File> {
 /// Open `dir` and take its lock (it is new: nobody else holds it).
 fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
     try_lock_dir(dir).ok_or_else(std::io::Error::last_os_error)
+}
+
+/// Remove what a killed build left, waiting (up to a second) for its
+/// stragglers: git dies with kustom, but a child of git's (`index-pack`,
+/// `unpack-objects`) may write into the directory for a few more
+/// milliseconds until it sees its pipe close, and a removal racing it fails
+/// with "directory not empty".
+fn remove_settled(p: &Path) {
+    for _ in 0..50 {
+        remove_any(p);
+        if std::fs::symlink_metadata(p).is_err() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    tracing::warn!(dir = %p.display(), "could not remove what a killed build left; a later build will");
 }
 
 /// Remove a directory tree or a file.
