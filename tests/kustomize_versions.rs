@@ -171,6 +171,91 @@ fn replacement_source_value_is_a_literal_in_v5_8() {
     );
 }
 
+const HELD_TEXT: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: src
+data:
+  host: a<b>&c
+  port: \"8080\"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: dst
+data:
+  compact.json: '{\"config\": {\"hostname\": \"old\", \"port\": 80, \"f\": 1.0}, \"list\": [{\"name\": \"a\"}]}'
+  pretty.json: |
+    {
+      \"b\": {\"hostname\": \"old\"},
+      \"a\": []
+    }
+";
+
+#[test]
+fn replacement_paths_go_on_into_json_text_in_v5_8() {
+    let kustomization = "resources:\n- r.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n    name: src\n    fieldPath: data.host\n  targets:\n  - select:\n      name: dst\n    fieldPaths:\n    - data.compact\\.json.config.hostname\n    - data.compact\\.json.list.[name=a].name\n    - data.pretty\\.json.b.hostname\n  - select:\n      name: dst\n    options:\n      create: true\n    fieldPaths:\n    - data.compact\\.json.added.deep\n- source:\n    kind: ConfigMap\n    name: src\n    fieldPath: data.port\n  targets:\n  - select:\n      name: dst\n    fieldPaths:\n    - data.compact\\.json.config.port\n";
+    let built = r#"apiVersion: v1
+data:
+  compact.json: '{"added":{"deep":"a\u003cb\u003e\u0026c"},"config":{"f":1,"hostname":"a\u003cb\u003e\u0026c","port":8080},"list":[{"name":"a\u003cb\u003e\u0026c"}]}'
+  pretty.json: |-
+    {
+      "a": [],
+      "b": {
+        "hostname": "a\u003cb\u003e\u0026c"
+      }
+    }
+kind: ConfigMap
+metadata:
+  name: dst
+---
+apiVersion: v1
+data:
+  host: a<b>&c
+  port: "8080"
+kind: ConfigMap
+metadata:
+  name: src
+"#;
+    both_modes(
+        &[("kustomization.yaml", kustomization), ("r.yaml", HELD_TEXT)],
+        Want::Yaml(built),
+        Want::Error(&["unable to find field \"data.compact\\\\.json.config.hostname\""]),
+    );
+    // A value the field's type cannot take: the set fails, the ordinary walk
+    // reaches the field in a copy, and nothing changes.
+    let mistyped = "resources:\n- r.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n    name: src\n    fieldPath: data.host\n  targets:\n  - select:\n      name: dst\n    fieldPaths:\n    - data.compact\\.json.config.port\n";
+    let unchanged = "apiVersion: v1\ndata:\n  compact.json: '{\"config\": {\"hostname\": \"old\", \"port\": 80, \"f\": 1.0}, \"list\": [{\"name\":\n    \"a\"}]}'\n  pretty.json: |\n    {\n      \"b\": {\"hostname\": \"old\"},\n      \"a\": []\n    }\nkind: ConfigMap\nmetadata:\n  name: dst\n---\napiVersion: v1\ndata:\n  host: a<b>&c\n  port: \"8080\"\nkind: ConfigMap\nmetadata:\n  name: src\n";
+    both_modes(
+        &[("kustomization.yaml", mistyped), ("r.yaml", HELD_TEXT)],
+        Want::Yaml(unchanged),
+        Want::Error(&["wrong node kind"]),
+    );
+    // Text that is not YAML ends the walk with the parser's error.
+    let broken = HELD_TEXT.replace("\"list\": [", "\"list\": [[");
+    both_modes(
+        &[("kustomization.yaml", mistyped), ("r.yaml", &broken)],
+        Want::Error(&["unable to find field", "yaml: "]),
+        Want::Error(&["wrong node kind"]),
+    );
+}
+
+#[test]
+fn replacement_paths_into_yaml_text_are_refused_rather_than_misprinted() {
+    // kustomize v5.8 re-encodes such text with kyaml, comments and styles
+    // kept; kustom does not reproduce that encoder yet and says so.
+    let env = Env::new();
+    env.write("app/kustomization.yaml", "resources:\n- r.yaml\nreplacements:\n- sourceValue: new\n  targets:\n  - select:\n      name: dst\n    fieldPaths:\n    - data.app\\.yaml.server.host\n");
+    env.write("app/r.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dst\ndata:\n  app.yaml: |\n    server:\n      host: old  # kept by kustomize\n");
+    let got = kustom(&env, None, &["build", "app"]);
+    check(
+        "yaml text",
+        &got,
+        &Want::Error(&["data.app\\.yaml", "holds YAML text", "not yet YAML"]),
+    );
+    assert!(got.stdout.is_empty(), "nothing is printed on an error");
+}
+
 const ONE_DEPLOYMENT: &str =
     "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  replicas: 1\n";
 const PATCH: &str =

@@ -10,6 +10,7 @@
 //! `reject` matches. Replacements run in order, each seeing the previous
 //! one's results.
 
+mod embedded;
 mod path;
 mod scalar;
 mod select;
@@ -489,6 +490,7 @@ fn apply(
                     &mut held,
                     &field_paths,
                     target.options.as_ref(),
+                    version,
                 )?;
             }
         }
@@ -617,6 +619,7 @@ fn copy_to_target(
     held: &mut Held,
     field_paths: &[String],
     options: Option<&Options>,
+    version: KustomizeVersion,
 ) -> Result<(), Error> {
     let create = options.is_some_and(|o| o.create);
     for field_path in field_paths {
@@ -635,6 +638,18 @@ fn copy_to_target(
         };
         let parts = path::split(field_path);
         let create_kind = create.then(|| held.value.kind());
+        // kustomize #5679 (v5.8.0): a path may go on into a string holding JSON or YAML.
+        if version.is_5_8() {
+            let obj = resources
+                .get_mut(index)
+                .ok_or_else(|| err!("target resource vanished"))?;
+            if let embedded::Outcome::Set(location) =
+                embedded::set(obj, &parts, &held.value, create_kind)?
+            {
+                follow_source(held, resources, index, &[location]);
+                continue;
+            }
+        }
         // Targets are set as they are found; kustomize gathers them first,
         // which only differs once an error has already ended the build.
         let mut written: Vec<Vec<Step>> = Vec::new();
@@ -652,19 +667,28 @@ fn copy_to_target(
             let obj = resources
                 .get_mut(index)
                 .ok_or_else(|| err!("target resource vanished"))?;
-            path::for_each_target(obj, &parts, create_kind, &mut |target: Target<'_>| {
-                if let Err(e) = set_field(target.value, target.created, &current, options) {
-                    set_error = Some(e.clone());
-                    return Err(e);
-                }
-                if let Some(p) = target.path {
-                    if source_here.as_ref() == Some(&p) {
-                        current = Copied::of(target.value);
+            path::for_each_target(
+                obj,
+                &parts,
+                create_kind,
+                version.is_5_8(),
+                &mut |target: Target<'_>| {
+                    let detached = target.path.is_none();
+                    if let Err(e) =
+                        set_field(target.value, target.created, detached, &current, options)
+                    {
+                        set_error = Some(e.clone());
+                        return Err(e);
                     }
-                    written.push(p);
-                }
-                Ok(())
-            })
+                    if let Some(p) = target.path {
+                        if source_here.as_ref() == Some(&p) {
+                            current = Copied::of(target.value);
+                        }
+                        written.push(p);
+                    }
+                    Ok(())
+                },
+            )
         };
         if let Some(e) = set_error {
             return Err(e);
@@ -708,6 +732,7 @@ fn follow_source(held: &mut Held, resources: &[Value], index: usize, written: &[
 fn set_field(
     target: &mut Value,
     created: bool,
+    detached: bool,
     value: &Copied,
     options: Option<&Options>,
 ) -> Result<(), Error> {
@@ -745,12 +770,19 @@ fn set_field(
         }
         text = items.join(&o.delimiter);
     }
-    *target = match kind {
+    let set = match kind {
         // A scalar target keeps its type and takes the text only.
-        TargetKind::Tagged(tag) => scalar::materialize(Some(tag), &text)?,
-        TargetKind::Untagged => scalar::materialize(None, &text)?,
-        TargetKind::Container => value.to_json()?,
+        TargetKind::Tagged(tag) => scalar::materialize(Some(tag), &text),
+        TargetKind::Untagged => scalar::materialize(None, &text),
+        TargetKind::Container => value.to_json(),
     };
+    match set {
+        Ok(v) => *target = v,
+        // A node kustomize never writes out is never typed either, so what
+        // it could not print is no error there.
+        Err(_) if detached => {}
+        Err(e) => return Err(e),
+    }
     Ok(())
 }
 

@@ -68,6 +68,33 @@ fn split_escaped(path: &str) -> Vec<String> {
     out
 }
 
+/// The text of a field parsed as YAML, for the walk to go on in (kyaml
+/// v0.21, kustomize #5679): a syntax error ends the walk, and text that holds
+/// no node at all cannot hold the next part.
+fn parse_held_text(text: &str, rest: &[String]) -> Result<Value, Error> {
+    let documents = kustom_api::yaml::parse_stream(text).map_err(|e| err!("yaml: {e}"))?;
+    if let Some(document) = documents.into_iter().next() {
+        return Ok(document);
+    }
+    let holds_a_node = text
+        .lines()
+        .map(str::trim)
+        .any(|l| !l.is_empty() && !l.starts_with('#') && l != "---" && l != "...");
+    if holds_a_node {
+        // `null` or `~`: a null scalar, walked like any null field.
+        return Ok(Value::Null);
+    }
+    let next = rest.first().map(String::as_str).unwrap_or("");
+    let expected = if is_index(next) || is_list_selector(next) || next == "*" {
+        "SequenceNode"
+    } else {
+        "MappingNode"
+    };
+    Err(err!(
+        "wrong node kind: expected {expected} but got : node contents:\nnull\n"
+    ))
+}
+
 /// kyaml's "wrong node kind" error, with the node printed as YAML.
 fn wrong_kind(expected: &str, node: &Value) -> Error {
     path_elements::wrong_kind(expected, node, &render(node))
@@ -97,6 +124,14 @@ pub(crate) fn at<'a>(root: &'a Value, path: &[Step]) -> Option<&'a Value> {
     path.iter().try_fold(root, |node, step| match step {
         Step::Key(k) => node.as_object()?.get(k),
         Step::Index(i) => node.as_array()?.get(*i),
+    })
+}
+
+/// The value at a concrete location, to change it.
+pub(crate) fn at_mut<'a>(root: &'a mut Value, path: &[Step]) -> Option<&'a mut Value> {
+    path.iter().try_fold(root, |node, step| match step {
+        Step::Key(k) => node.as_object_mut()?.get_mut(k),
+        Step::Index(i) => node.as_array_mut()?.get_mut(*i),
     })
 }
 
@@ -213,15 +248,20 @@ pub(crate) struct Target<'a> {
 
 /// Match a target field path (kyaml's `PathMatcher`), creating missing
 /// parts when `create` is set, and hand every matched field to `visit`.
-/// Returns how many fields were visited.
+/// `into_strings`: a field holding text with more of the path to go is
+/// parsed and walked into (kyaml v0.21's matcher); what is matched there is
+/// a copy, so setting it changes nothing. Returns how many fields were
+/// visited.
 pub(crate) fn for_each_target(
     root: &mut Value,
     parts: &[String],
     create: Option<NodeKind>,
+    into_strings: bool,
     visit: &mut dyn FnMut(Target<'_>) -> Result<(), Error>,
 ) -> Result<usize, Error> {
     Matcher {
         create,
+        into_strings,
         visit,
         path: Vec::new(),
         detached: 0,
@@ -231,6 +271,7 @@ pub(crate) fn for_each_target(
 
 struct Matcher<'v> {
     create: Option<NodeKind>,
+    into_strings: bool,
     visit: &'v mut dyn FnMut(Target<'_>) -> Result<(), Error>,
     /// The concrete location of the node being walked.
     path: Vec<Step>,
@@ -364,6 +405,12 @@ impl Matcher<'_> {
         };
         let step = Step::Key(part.to_string());
         if let Some(child) = map.get_mut(part) {
+            if self.into_strings && !rest.is_empty() {
+                if let Some((_, text)) = scalar::tag_and_text(child).filter(|_| !child.is_null()) {
+                    let mut parsed = parse_held_text(&text, rest)?;
+                    return self.detached(&mut parsed, false, rest);
+                }
+            }
             return self.child(child, false, step, rest);
         }
         let Some(create) = self.create else {
@@ -679,7 +726,7 @@ mod tests {
 
     fn collect(doc: &mut Value, p: &str, create: Option<NodeKind>) -> Result<Vec<Value>, Error> {
         let mut seen = Vec::new();
-        for_each_target(doc, &parts(p), create, &mut |t| {
+        for_each_target(doc, &parts(p), create, false, &mut |t| {
             seen.push(t.value.clone());
             *t.value = json!("SET");
             Ok(())
