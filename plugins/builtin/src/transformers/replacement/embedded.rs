@@ -16,8 +16,9 @@
 //! which keeps comments and styles; kustom does not reproduce that encoder
 //! yet, so such a path is an error that says so rather than other bytes.
 
+use super::copied::Copied;
 use super::path::{self, NodeKind, Target};
-use super::{scalar, Copied};
+use super::scalar;
 use kustom_api::{err, Error, Value};
 
 /// What happened to one field path.

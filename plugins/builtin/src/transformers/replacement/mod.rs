@@ -10,6 +10,7 @@
 //! `reject` matches. Replacements run in order, each seeing the previous
 //! one's results.
 
+mod copied;
 mod embedded;
 mod path;
 mod scalar;
@@ -19,8 +20,9 @@ mod touches;
 pub(crate) use touches::{touches, Side};
 
 use crate::Ctx;
+use copied::Copied;
 use kustom_api::{err, Error, Gvk, KustomizeVersion, Map, ResId, Value};
-use path::{NodeKind, Step, Target};
+use path::{Step, Target};
 use scalar::Tag;
 
 /// The field a source or target names when it gives no field path.
@@ -367,47 +369,6 @@ fn yaml11_bool(s: &str) -> Option<bool> {
 
 // ---------------------------------------------------------------------------
 // Application
-
-/// The value being copied: a scalar's tag and text, or a whole mapping or
-/// sequence.
-#[derive(Debug, Clone, PartialEq)]
-enum Copied {
-    /// A scalar's tag (none for a `sourceValue`, typed again on reading) and text.
-    Scalar(Option<Tag>, String),
-    Node(Value),
-}
-
-impl Copied {
-    fn of(value: &Value) -> Copied {
-        match scalar::tag_and_text(value) {
-            Some((tag, text)) => Copied::Scalar(Some(tag), text),
-            None => Copied::Node(value.clone()),
-        }
-    }
-
-    /// The scalar text; mappings and sequences have none.
-    fn text(&self) -> &str {
-        match self {
-            Copied::Scalar(_, text) => text,
-            Copied::Node(_) => "",
-        }
-    }
-
-    fn kind(&self) -> NodeKind {
-        match self {
-            Copied::Scalar(..) => NodeKind::Scalar,
-            Copied::Node(v) => NodeKind::of(v),
-        }
-    }
-
-    /// The value as it replaces a whole mapping or sequence target.
-    fn to_json(&self) -> Result<Value, Error> {
-        match self {
-            Copied::Scalar(tag, text) => scalar::materialize(*tag, text),
-            Copied::Node(v) => Ok(v.clone()),
-        }
-    }
-}
 
 /// The source value and, while it stays attached, where it lives: kustomize
 /// copies from the live source node, so a target that rewrites the source
