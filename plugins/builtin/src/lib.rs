@@ -19,6 +19,7 @@ pub mod plugin;
 pub mod reach;
 
 mod generators;
+mod go_json;
 mod merging;
 mod references;
 mod selecting;

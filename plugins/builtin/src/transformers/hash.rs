@@ -17,7 +17,7 @@
 //! `"metadata/name"`, which never matches, so the name always enters the
 //! hash as "" — reproduced here because the suffixes must be identical.
 
-use crate::Ctx;
+use crate::{go_json, Ctx};
 use kustom_api::{err, protocol, resource, Error, ResId, Value};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -74,7 +74,7 @@ pub fn content_hash(obj: &Value) -> Result<String, Error> {
         }
         _ => {
             let mut out = String::new();
-            go_json(obj, &mut out);
+            let _ = go_json::write(&mut out, obj, go_json::Numbers::Float64, None);
             out
         }
     };
@@ -111,95 +111,14 @@ fn encode_map(m: &BTreeMap<&str, Value>) -> String {
         if i > 0 {
             out.push(',');
         }
-        go_string(k, &mut out);
+        go_json::string(&mut out, k);
         out.push(':');
-        go_json(v, &mut out);
+        // Numbers go through float64, as Go decodes the JSON it hashes;
+        // nothing JSON holds is refused.
+        let _ = go_json::write(&mut out, v, go_json::Numbers::Float64, None);
     }
     out.push('}');
     out
-}
-
-/// Write `v` as Go's `json.Marshal` writes the same value decoded into
-/// `interface{}`: map keys sorted, every number a float64.
-fn go_json(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match n.as_f64() {
-            Some(f) => go_float(f, out),
-            None => out.push_str(&n.to_string()),
-        },
-        Value::String(s) => go_string(s, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                go_json(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                go_string(k, out);
-                out.push(':');
-                if let Some(item) = m.get(k) {
-                    go_json(item, out);
-                }
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// Go's float64 encoding: shortest round-trip digits, plain notation
-/// unless the magnitude is below 1e-6 or at least 1e21, then exponent form
-/// with a sign and at least one digit (`1e-7`, `1e+21`).
-fn go_float(f: f64, out: &mut String) {
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let s = format!("{f:e}");
-        match s.split_once('e') {
-            Some((mantissa, exp)) if !exp.starts_with('-') => {
-                let _ = write!(out, "{mantissa}e+{exp:0>2}");
-            }
-            _ => out.push_str(&s),
-        }
-    } else {
-        let _ = write!(out, "{f}");
-    }
-}
-
-/// A JSON string as Go writes it: `<`, `>`, `&`, U+2028 and U+2029 as
-/// `\u` escapes, `\b \f \n \r \t` short, other control characters `\u00xx`.
-fn go_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 fn hex_sha256(data: &str) -> String {
@@ -273,13 +192,7 @@ mod tests {
     }
 
     #[test]
-    fn go_string_escapes_html_and_line_separators() {
-        let mut out = String::new();
-        go_string("x<&>\u{2028}\u{8}\u{c}\u{1}\u{7f}é\t\n\"\\/", &mut out);
-        assert_eq!(
-            out,
-            "\"x\\u003c\\u0026\\u003e\\u2028\\b\\f\\u0001\u{7f}é\\t\\n\\\"\\\\/\""
-        );
+    fn html_and_line_separators_hash_like_kustomize() {
         // kubectl kustomize named a ConfigMap holding exactly that file `cm-2fm7bk7k7t`.
         let cm = json!({"kind": "ConfigMap", "metadata": {"name": "cm"},
             "data": {"f.txt": "x<&>\u{2028}\u{8}\u{c}\u{1}\u{7f}é\t\n\"\\/"}});
@@ -300,26 +213,6 @@ mod tests {
         let sec = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sec"},
             "type": "Opaque", "data": {"a": "Yg=="}, "stringData": {"plain": "text<>"}});
         assert_eq!(content_hash(&sec).unwrap(), "gg287bdk9d");
-    }
-
-    #[test]
-    fn go_float_formats_like_encoding_json() {
-        let cases = [
-            (1.0, "1"),
-            (32000000000.0, "32000000000"),
-            (0.5, "0.5"),
-            (1e-7, "1e-7"),
-            (1.5e-10, "1.5e-10"),
-            (1e21, "1e+21"),
-            (1e20, "100000000000000000000"),
-            (-2.25, "-2.25"),
-            (0.0, "0"),
-        ];
-        for (f, want) in cases {
-            let mut out = String::new();
-            go_float(f, &mut out);
-            assert_eq!(out, want, "{f}");
-        }
     }
 
     #[test]
