@@ -779,3 +779,121 @@ fn helm_version_check_follows_the_release() {
         }
     }
 }
+
+// --- Legacy exec plugins --------------------------------------------------
+
+/// A legacy generator that writes its arguments (after the config file)
+/// into a ConfigMap: `n` (how many) and `a1`, `a2`, ….
+const ARGS_PLUGIN: &str = r#"#!/bin/sh
+shift
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: args\ndata:\n  n: "%s"\n' "$#"
+i=0
+for a in "$@"; do
+  i=$((i+1))
+  printf '  a%s: "%s"\n' "$i" "$(printf %s "$a" | sed 's/\\/\\\\/g; s/"/\\"/g')"
+done
+"#;
+
+/// What [`ARGS_PLUGIN`] makes of `args`, as a build prints it.
+fn args_config_map(args: &[&str]) -> String {
+    let mut data: Vec<(String, String)> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (format!("a{}", i + 1), a.to_string()))
+        .collect();
+    data.push(("n".into(), format!("\"{}\"", args.len())));
+    data.sort();
+    // `n` is quoted (YAML 1.1 reads it as false), as is an empty value.
+    let data: String = data
+        .iter()
+        .map(|(k, v)| {
+            let k = if k == "n" { "\"n\"" } else { k };
+            match v.as_str() {
+                "" => format!("  {k}: \"\"\n"),
+                _ => format!("  {k}: {v}\n"),
+            }
+        })
+        .collect();
+    format!("apiVersion: v1\ndata:\n{data}kind: ConfigMap\nmetadata:\n  name: args\n")
+}
+
+/// kustomize v5.7.1 splits `argsOneLiner` with its own splitter: `#`
+/// anywhere outside quotes ends the line, `""` makes no word, an unclosed
+/// quote is an error. v5.5.0 (google/shlex) comments from the start of a
+/// word to the end of the line, keeps `""` as an empty word and silently
+/// drops a word left unfinished.
+#[test]
+fn legacy_args_one_liner_splitting_follows_the_release() {
+    let env = Env::new();
+    env.legacy("example.com/v1", "ArgsGen", ARGS_PLUGIN);
+    env.write("app/kustomization.yaml", "generators:\n- gen.yaml\n");
+    let gen = |line: &str| {
+        env.write(
+            "app/gen.yaml",
+            &format!("apiVersion: example.com/v1\nkind: ArgsGen\nmetadata:\n  name: g\nargsOneLiner: |-\n  {}\n", line.replace('\n', "\n  ")),
+        );
+    };
+    let build =
+        |version: Option<&str>| kustom(&env, version, &["build", "--enable-alpha-plugins", "app"]);
+    let compare = |version: Option<&str>, got: &Output| {
+        let kubectl = if version.is_none() {
+            "kubectl-1.37"
+        } else {
+            "kubectl"
+        };
+        let Ok(r) = env
+            .command(Path::new(kubectl))
+            .args(["kustomize", "--enable-alpha-plugins", "app"])
+            .output()
+        else {
+            skip(&format!(
+                "{kubectl} is not installed: argsOneLiner not compared with it"
+            ));
+            return;
+        };
+        assert_eq!(
+            r.status.success(),
+            got.status.success(),
+            "{kubectl}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&r.stdout),
+            String::from_utf8_lossy(&got.stdout),
+            "{kubectl}"
+        );
+    };
+    let cases: &[(&str, Want<'_>, Want<'_>)] = &[
+        (
+            r#"one "two three" 'fo ur' five\ six"#,
+            Want::Yaml(&args_config_map(&["one", "two three", "fo ur", "five six"])),
+            Want::Yaml(&args_config_map(&["one", "two three", "fo ur", "five six"])),
+        ),
+        (
+            "a \"\" b x#y\nd",
+            Want::Yaml(&args_config_map(&["a", "b", "x"])),
+            Want::Yaml(&args_config_map(&["a", "", "b", "x#y", "d"])),
+        ),
+        (
+            "a # b\nc \"x\\y\"",
+            Want::Yaml(&args_config_map(&["a"])),
+            Want::Yaml(&args_config_map(&["a", "c", "xy"])),
+        ),
+        (
+            "a \"b c",
+            Want::Error(&[
+                "failed to parse argsOneLiner: unclosed quote in string",
+                "app/kustomization.yaml",
+            ]),
+            Want::Yaml(&args_config_map(&["a"])),
+        ),
+    ];
+    for (line, v5_8, v5_5) in cases {
+        gen(line);
+        for (version, want) in [(None, v5_8), (Some("5.5"), v5_5)] {
+            let got = build(version);
+            check(&format!("{line:?} in {version:?}"), &got, want);
+            compare(version, &got);
+        }
+    }
+}
