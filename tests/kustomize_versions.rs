@@ -897,3 +897,150 @@ fn legacy_args_one_liner_splitting_follows_the_release() {
         }
     }
 }
+
+// --- kustomize edit -------------------------------------------------------
+
+/// `labels:` entries: with selectors, without (the default), with templates.
+const LABEL_ENTRIES: &str = "resources:\n- cm.yaml\nlabels:\n- includeSelectors: true\n  pairs:\n    a: b\n- pairs:\n    x: w\n- includeTemplates: true\n  pairs:\n    t: \"1\"\n";
+
+/// The kustomization after `edit ARGS` in the mode `version`, or the error.
+fn edited(version: Option<&str>, given: &str, args: &[&str]) -> (Output, String) {
+    let env = Env::new();
+    env.write("app/kustomization.yaml", given);
+    env.write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
+    );
+    let mut full = vec!["edit"];
+    full.extend_from_slice(args);
+    let mut c = env.command(Path::new(env!("CARGO_BIN_EXE_kustom")));
+    match version {
+        Some(v) => c.env("KUSTOM_KUSTOMIZE_VERSION", v),
+        None => c.env_remove("KUSTOM_KUSTOMIZE_VERSION"),
+    };
+    let out = c
+        .current_dir(env.root().join("app"))
+        .args(&full)
+        .output()
+        .expect("run kustom edit");
+    let file =
+        std::fs::read_to_string(env.root().join("app/kustomization.yaml")).expect("kustomization");
+    if out.status.success() {
+        // The edited file means to the release what it means to kustom.
+        let ours = kustom(&env, version, &["build", "app"]);
+        let kubectl = if version.is_none() {
+            "kubectl-1.37"
+        } else {
+            "kubectl"
+        };
+        if let Some(r) = reference(&env, kubectl, "app") {
+            assert_eq!(
+                String::from_utf8_lossy(&r.stdout),
+                String::from_utf8_lossy(&ours.stdout),
+                "{kubectl} builds the edited file otherwise"
+            );
+        }
+    }
+    (out, file)
+}
+
+const HEADER: &str = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n";
+
+/// kustomize v5.8.0 (#5991): `edit add label --without-selector` writes
+/// into the first `labels:` entry without selectors whose
+/// `includeTemplates` matches (a key already there needs `--force`);
+/// v5.5.0 always appends a new entry.
+#[test]
+fn edit_add_label_without_selector_merges_in_v5_8() {
+    let merged = |x: &str, t: &str| {
+        format!("resources:\n- cm.yaml\nlabels:\n- includeSelectors: true\n  pairs:\n    a: b\n- pairs:\n    {x}\n- includeTemplates: true\n  pairs:\n    {t}\n{HEADER}")
+    };
+    let (out, file) = edited(
+        None,
+        LABEL_ENTRIES,
+        &["add", "label", "--without-selector", "c:d"],
+    );
+    support::ok(&out);
+    assert_eq!(file, merged("c: d\n    x: w", "t: \"1\""));
+    let (out, file) = edited(
+        None,
+        LABEL_ENTRIES,
+        &[
+            "add",
+            "label",
+            "--without-selector",
+            "--include-templates",
+            "e:f",
+        ],
+    );
+    support::ok(&out);
+    assert_eq!(file, merged("x: w", "e: f\n    t: \"1\""));
+    let (out, file) = edited(
+        None,
+        LABEL_ENTRIES,
+        &["add", "label", "--without-selector", "x:v"],
+    );
+    assert!(
+        support::fails(&out)
+            .contains("label x already in kustomization file. Use --force to override."),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(file, LABEL_ENTRIES, "a failed edit leaves the file alone");
+    let (out, file) = edited(
+        None,
+        LABEL_ENTRIES,
+        &["add", "label", "--force", "--without-selector", "x:v"],
+    );
+    support::ok(&out);
+    assert_eq!(file, merged("x: v", "t: \"1\""));
+    // v5.5: a new entry each time, whatever is there.
+    for (args, entry) in [
+        (
+            &["add", "label", "--without-selector", "x:v"][..],
+            "- pairs:\n    x: v\n",
+        ),
+        (
+            &[
+                "add",
+                "label",
+                "--without-selector",
+                "--include-templates",
+                "e:f",
+            ][..],
+            "- includeTemplates: true\n  pairs:\n    e: f\n",
+        ),
+    ] {
+        let (out, file) = edited(Some("5.5"), LABEL_ENTRIES, args);
+        support::ok(&out);
+        assert_eq!(file, format!("{LABEL_ENTRIES}{entry}{HEADER}"));
+    }
+}
+
+/// kustomize v5.8.0 (#5991): a label or annotation already set is refused
+/// with a hint at `--force`; v5.5.0 says only that it is there.
+#[test]
+fn edit_duplicate_metadata_errors_name_force_in_v5_8() {
+    let given =
+        "resources:\n- cm.yaml\ncommonLabels:\n  env: dev\ncommonAnnotations:\n  note: old\n";
+    for (kind, pair, key) in [
+        ("label", "env:prod", "env"),
+        ("annotation", "note:new", "note"),
+    ] {
+        let (out, _) = edited(None, given, &["add", kind, pair]);
+        let err = support::fails(&out);
+        assert!(
+            err.contains(&format!(
+                "{kind} {key} already in kustomization file. Use --force to override."
+            )),
+            "{err}"
+        );
+        let (out, _) = edited(Some("5.5"), given, &["add", kind, pair]);
+        let err = support::fails(&out);
+        assert!(
+            err.contains(&format!("{kind} {key} already in kustomization file"))
+                && !err.contains("--force"),
+            "{err}"
+        );
+    }
+}
