@@ -1044,3 +1044,50 @@ fn edit_duplicate_metadata_errors_name_force_in_v5_8() {
         );
     }
 }
+
+// --- Errors -----------------------------------------------------------------
+
+/// kustomize v5.8.0 refuses a container function mount whose cleaned path
+/// starts with `..` (`..data` too); v5.5.0 refused `../…` only. Both are
+/// checked before any container runs, so no container engine is needed.
+#[test]
+fn container_mounts_starting_with_dots_are_refused_in_v5_8() {
+    let env = Env::new();
+    env.write("app/kustomization.yaml", "transformers:\n- fn.yaml\n");
+    env.write(
+        "app/fn.yaml",
+        "apiVersion: example.com/v1\nkind: Fn\nmetadata:\n  name: f\n  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: example.com/fn:1\n        mounts:\n        - type: bind\n          src: ..data\n          dst: /data\n",
+    );
+    let refused = "plugin Fn.v1.example.com/f.[noNs] with mount path '..data' is not permitted; mount paths must be under the current kustomization directory";
+    let args = [
+        "build",
+        "--enable-alpha-plugins",
+        "--load-restrictor",
+        "LoadRestrictionsNone",
+        "app",
+    ];
+    let new = kustom(&env, None, &args);
+    check(
+        "default",
+        &new,
+        &Want::Error(&[refused, "app/kustomization.yaml"]),
+    );
+    let old = kustom(&env, Some("5.5"), &args);
+    assert!(
+        !String::from_utf8_lossy(&old.stderr).contains("is not permitted"),
+        "5.5 refused the mount: {}",
+        String::from_utf8_lossy(&old.stderr)
+    );
+    match env
+        .command(Path::new("kubectl-1.37"))
+        .args(["kustomize", "--enable-alpha-plugins", "app"])
+        .output()
+    {
+        Ok(r) => assert!(
+            String::from_utf8_lossy(&r.stderr).contains(refused),
+            "{}",
+            String::from_utf8_lossy(&r.stderr)
+        ),
+        Err(_) => skip("kubectl-1.37 is not installed: its mount check not compared"),
+    }
+}
