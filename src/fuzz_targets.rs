@@ -76,7 +76,7 @@ pub fn kustomization(data: &[u8]) {
     ) else {
         return;
     };
-    let _ = crate::operations::plan::builtin_generators(&k);
+    let _ = crate::operations::plan::builtin_generators(&k, Some("fuzz"));
     let _ = crate::operations::plan::builtin_transformers(
         &k,
         &TransformerConfig::defaults(),

@@ -315,6 +315,60 @@ fn chart_versions_ranges_and_offline_misses() {
     ok(&kustom(&w, &helm, &exact, &[]));
 }
 
+/// kustomize v5.8's `helmCharts[].devel` without a version pulls as
+/// `helm pull --devel` does (version `>0.0.0-0`): the highest version,
+/// prereleases included; without it the highest release. v5.5 knows no
+/// `devel`.
+#[test]
+fn devel_charts_include_prereleases_in_v5_8() {
+    let Some(helm) = support::helm_or_skip() else {
+        return;
+    };
+    let w = World::new();
+    let release = archive(&w, 3);
+    let prerelease = archive(&w, 4);
+    let index = format!(
+        "apiVersion: v1\nentries:\n  webapp:\n  - apiVersion: v2\n    name: webapp\n    version: 0.4.0-rc.1\n    digest: {}\n    urls:\n    - webapp-0.4.0-rc.1.tgz\n  - apiVersion: v2\n    name: webapp\n    version: 0.3.0\n    digest: {}\n    urls:\n    - webapp-0.3.0.tgz\n",
+        sha256(&prerelease),
+        sha256(&release)
+    );
+    {
+        let mut files = w.http.files.lock().unwrap();
+        files.insert("charts/index.yaml".into(), index.into_bytes());
+        files.insert("charts/webapp-0.3.0.tgz".into(), release);
+        files.insert("charts/webapp-0.4.0-rc.1.tgz".into(), prerelease);
+    }
+    let repo = w.http.url("/files/charts");
+    for (name, devel, version, replicas) in [
+        ("release", "", "5.8", Some(3)),
+        ("devel", "  devel: true\n", "5.8", Some(4)),
+        ("devel-5.5", "  devel: true\n", "5.5", None),
+    ] {
+        let dir = w.tmp.path().join(name);
+        write(
+            &dir,
+            &[(
+                "kustomization.yaml",
+                &format!("helmCharts:\n- name: webapp\n  repo: {repo}\n  releaseName: r\n{devel}"),
+            )],
+        );
+        let o = kustom(&w, &helm, &dir, &["--kustomize-version", version]);
+        match replicas {
+            Some(n) => {
+                let out = String::from_utf8_lossy(&ok(&o)).into_owned();
+                assert!(out.contains(&format!("replicas: {n}")), "{name}: {out}");
+            }
+            None => {
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert!(
+                    !o.status.success() && err.contains("unknown field \"devel\""),
+                    "{name}: {err}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn oci_registry_cold_warm_locked_offline() {
     let Some(helm) = support::helm_or_skip() else {

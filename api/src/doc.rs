@@ -8,8 +8,8 @@
 //! resource per call (docs/benchmarks.md).
 
 use crate::protocol::{
-    self, GENERATOR_BEHAVIOR, LOCAL_CONFIG, NEEDS_HASH_SUFFIX, PREVIOUS_KINDS, PREVIOUS_NAMES,
-    PREVIOUS_NAMESPACES,
+    self, GENERATOR_BEHAVIOR, HELM_GENERATED, LOCAL_CONFIG, NEEDS_HASH_SUFFIX, PREVIOUS_KINDS,
+    PREVIOUS_NAMES, PREVIOUS_NAMESPACES,
 };
 use crate::{resid, resource, yaml, Error, ResId, Value};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -24,6 +24,7 @@ const TRACKED_ANNOTATIONS: &[&str] = &[
     NEEDS_HASH_SUFFIX,
     GENERATOR_BEHAVIOR,
     LOCAL_CONFIG,
+    HELM_GENERATED,
 ];
 
 /// One resource as compact JSON, with its identity read out. Read-only

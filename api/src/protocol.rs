@@ -36,6 +36,11 @@ pub const EMPTY_NULLS: &str = "internal.config.kubernetes.io/emptyNulls";
 /// JSON list of the label/annotation entries that share one value, as in
 /// kustomize's YAML nodes; see the builtin `shared_entries` module.
 pub const SHARED_ENTRIES: &str = "internal.config.kubernetes.io/sharedEntries";
+/// Set (to "true") by kustomize v5.8's HelmChartInflationGenerator on what
+/// helm made; the namespace transformer leaves such resources alone and
+/// the annotation is removed before output. Only the v5.8 mode knows it:
+/// v5.5.0 treats it as any other annotation.
+pub const HELM_GENERATED: &str = "internal.config.kubernetes.io/helm-generated";
 /// Legacy exec-plugin protocol: a generated resource needs a hash suffix ("true").
 pub const LEGACY_NEEDS_HASH: &str = "kustomize.config.k8s.io/needs-hash";
 /// Legacy exec-plugin protocol: generator behavior.
@@ -107,6 +112,21 @@ pub const ENV_GENERATE_FIRST: &str = "KUSTOM_GENERATE_FIRST";
 /// Local copies of the remote files a kustomization names, for the shipped
 /// builtin (JSON object: URL → path).
 pub const ENV_REMOTE_FILES: &str = "KUSTOM_REMOTE_FILES";
+
+/// The version constraint `helm pull --devel` uses when no version is
+/// given: any version, prereleases included.
+pub const DEVEL_CHART_VERSION: &str = ">0.0.0-0";
+
+/// The version a chart of a repository is pulled at: `version`, or with
+/// `devel` (kustomize v5.8's `helmCharts[].devel`) and no version, helm's
+/// [`DEVEL_CHART_VERSION`].
+pub fn chart_pull_version(version: &str, devel: bool) -> &str {
+    if devel && version.is_empty() {
+        DEVEL_CHART_VERSION
+    } else {
+        version
+    }
+}
 
 /// The key under which [`ENV_REMOTE_FILES`] hands the builtin a Helm chart
 /// the core pulled from a repository (value: the chart's directory).

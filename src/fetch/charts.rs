@@ -632,9 +632,43 @@ where
     versions
         .iter()
         .filter_map(|&(v, e)| Some((parse_version(v)?, v, e)))
-        .filter(|(sv, _, _)| reqs.iter().any(|r| r.matches(sv)))
+        .filter(|(sv, _, _)| reqs.iter().any(|r| admits(r, sv)))
         .max_by(|a, b| a.0.cmp(&b.0))
         .map(|(_, v, e)| (v, e))
+}
+
+/// Whether `req` admits `v` as helm's constraints (Masterminds semver)
+/// do: a prerelease only passes comparators that name a prerelease
+/// themselves, but then of any version (`>0.0.0-0`, what `helm pull
+/// --devel` asks for, admits every prerelease); Rust's semver admits
+/// prereleases of the comparator's own version only.
+fn admits(req: &semver::VersionReq, v: &semver::Version) -> bool {
+    use semver::Op;
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    if v.pre.is_empty() || req.comparators.iter().all(|c| c.pre.is_empty()) {
+        return req.matches(v);
+    }
+    req.comparators.iter().all(|c| {
+        if c.pre.is_empty() {
+            return false;
+        }
+        let bound = semver::Version {
+            major: c.major,
+            minor: c.minor.unwrap_or(0),
+            patch: c.patch.unwrap_or(0),
+            pre: c.pre.clone(),
+            build: semver::BuildMetadata::EMPTY,
+        };
+        let order = v.cmp_precedence(&bound);
+        match c.op {
+            Op::Greater => order == Greater,
+            Op::GreaterEq => order != Less,
+            Op::Less => order == Less,
+            Op::LessEq => order != Greater,
+            Op::Exact => order == Equal,
+            _ => c.matches(v),
+        }
+    })
 }
 
 /// helm's `ResolveReferenceURL`: an archive URL relative to the repository.
@@ -755,6 +789,13 @@ mod tests {
             Some("2.0.0-rc.1")
         );
         assert_eq!(choose(&vs, "3.0.0"), None);
+        // `helm pull --devel` without a version: prereleases of any version count.
+        assert_eq!(
+            choose(&vs, kustom_api::protocol::DEVEL_CHART_VERSION).map(|v| v.0),
+            Some("2.0.0-rc.1")
+        );
+        assert_eq!(choose(&vs, ">=1.5.0-0").map(|v| v.0), Some("2.0.0-rc.1"));
+        assert_eq!(choose(&vs, ">=1.11.0").map(|v| v.0), None);
         assert!(is_exact("1.2.3") && is_exact("v1.2") && !is_exact("^1.2") && !is_exact(""));
     }
 

@@ -20,6 +20,10 @@ pub struct Accumulator {
     /// Hash suffixes, name references and vars are already done (the top
     /// kustomization ran them in its last transformer call).
     pub finished: bool,
+    /// A Helm chart of this tree took its `--namespace` from above the
+    /// tree's top kustomization (kustomize v5.8's helmRootNamespace), so the
+    /// build differs with the namespace its parents set.
+    pub reads_inherited_helm_namespace: bool,
     /// (kind, name) → indexes into `resources`; rebuilt lazily when stale.
     index: HashMap<(String, String), Vec<usize>>,
     index_valid: bool,
@@ -93,6 +97,7 @@ impl Accumulator {
         self.append_all(other.resources)?;
         self.config.merge(&other.config)?;
         merge_vars(&mut self.vars, other.vars)?;
+        self.reads_inherited_helm_namespace |= other.reads_inherited_helm_namespace;
         Ok(())
     }
 

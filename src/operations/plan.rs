@@ -56,8 +56,10 @@ fn merge_options(
 }
 
 /// The builtin generator configs of a kustomization, in kustomize's order:
-/// configMapGenerator, secretGenerator, helmCharts.
-pub fn builtin_generators(k: &Kustomization) -> Vec<Value> {
+/// configMapGenerator, secretGenerator, helmCharts. `helm_namespace` is
+/// the nearest ancestor's `namespace:` in the v5.8 mode, None in the v5.5
+/// mode (see [`chart_namespace`]).
+pub fn builtin_generators(k: &Kustomization, helm_namespace: Option<&str>) -> Vec<Value> {
     let mut out = Vec::new();
     for (kind, entries) in [
         ("ConfigMapGenerator", &k.config_map_generator),
@@ -86,12 +88,48 @@ pub fn builtin_generators(k: &Kustomization) -> Vec<Value> {
                 f.insert(key.clone(), v.clone());
             }
         }
+        if let (Some(inherited), Some(f)) = (helm_namespace, fields.as_object_mut()) {
+            if let Some(ns) = chart_namespace(k, chart, inherited) {
+                f.insert("namespace".into(), json!(ns));
+            }
+        }
         let name = chart.get("name").and_then(Value::as_str).unwrap_or("");
         let mut v = builtin("HelmChartInflationGenerator", name, fields);
         v["metadata"]["annotations"] = json!({ ENTRY_INDEX: i.to_string() });
         out.push(v);
     }
     out
+}
+
+/// Whether a chart entry names no namespace of its own.
+fn chart_lacks_namespace(chart: &Value) -> bool {
+    match chart.get("namespace") {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        Some(_) => false,
+    }
+}
+
+/// The namespace kustomize v5.8 passes to helm for a chart that names
+/// none: the kustomization's `namespace:`, else `inherited` (the nearest
+/// ancestor's); None when the chart has its own or there is none
+/// (kustomize v5.8.0, #5940 and #6044).
+fn chart_namespace<'a>(k: &'a Kustomization, chart: &Value, inherited: &'a str) -> Option<&'a str> {
+    if !chart_lacks_namespace(chart) {
+        return None;
+    }
+    [k.namespace.as_str(), inherited]
+        .into_iter()
+        .find(|ns| !ns.is_empty())
+}
+
+/// Whether a chart of `k` takes its namespace from above `k` in the v5.8
+/// mode: `k` names no namespace and a chart names none either (entries of
+/// the old `helmChartInflationGenerator` never carry one).
+pub fn helm_charts_read_inherited_namespace(k: &Kustomization) -> bool {
+    k.namespace.is_empty()
+        && (k.helm_charts.iter().any(chart_lacks_namespace)
+            || !k.helm_chart_inflation_generator.is_empty())
 }
 
 /// kustomize's SplitHelmParameters: the deprecated `helmChartInflationGenerator`

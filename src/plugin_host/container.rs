@@ -251,7 +251,7 @@ pub fn container_spec(
         return Ok(None);
     }
     for m in &mounts {
-        check_mount(config, m, dir, root_only)?;
+        check_mount(config, m, dir, root_only, settings.kustomize_version)?;
     }
     if network && !settings.container.network {
         return Err(Error::new(format!(
@@ -315,7 +315,13 @@ fn parse_mount(key: &str, m: &Value) -> Result<StorageMount, Error> {
 /// A function's own mounts must stay inside its kustomization (kustomize
 /// checks the path as written; kustom also follows symlinks under the
 /// default load restrictor).
-fn check_mount(config: &Value, m: &StorageMount, dir: &Path, root_only: bool) -> Result<(), Error> {
+fn check_mount(
+    config: &Value,
+    m: &StorageMount,
+    dir: &Path,
+    root_only: bool,
+    version: kustom_api::KustomizeVersion,
+) -> Result<(), Error> {
     let id = ResId::of(config);
     let src = Path::new(&m.src);
     if src.is_absolute() {
@@ -325,7 +331,12 @@ fn check_mount(config: &Value, m: &StorageMount, dir: &Path, root_only: bool) ->
         )));
     }
     let cleaned = clean(src);
-    if cleaned.starts_with("..") {
+    // kustomize v5.8.0 refuses any cleaned path whose text starts with
+    // `..` (`..data` too); v5.5.0 refused `../…` only, and so lets `..`
+    // itself through, which kustom refuses in both modes.
+    let escapes = cleaned.starts_with("..")
+        || (version.is_5_8() && cleaned.to_string_lossy().starts_with(".."));
+    if escapes {
         return Err(Error::new(format!(
             "plugin {id} with mount path '{}' is not permitted; mount paths must be under the current kustomization directory",
             m.src
@@ -935,6 +946,7 @@ mod tests {
 
     #[test]
     fn mounts_must_stay_in_the_kustomization() {
+        use kustom_api::KustomizeVersion;
         let config = json!({"kind": "Fn", "metadata": {"name": "f"}});
         let m = |src: &str| StorageMount {
             mount_type: "bind".into(),
@@ -943,8 +955,18 @@ mod tests {
             rw: false,
         };
         let dir = Path::new("/nonexistent-k");
-        assert!(check_mount(&config, &m("/etc"), dir, true).is_err());
-        assert!(check_mount(&config, &m("./a/../../b"), dir, true).is_err());
-        assert!(check_mount(&config, &m("./data"), dir, true).is_ok());
+        for version in [KustomizeVersion::V5_5, KustomizeVersion::V5_8] {
+            let check = |src: &str| check_mount(&config, &m(src), dir, true, version);
+            assert!(check("/etc").is_err());
+            assert!(check("./a/../../b").is_err());
+            assert!(check("..").is_err());
+            assert!(check("./data").is_ok());
+        }
+        let dotted = |version| check_mount(&config, &m("./..data"), dir, false, version);
+        assert!(dotted(KustomizeVersion::V5_5).is_ok());
+        let e = dotted(KustomizeVersion::V5_8).expect_err("v5.8 refuses ..data");
+        assert!(e
+            .message
+            .contains("mount paths must be under the current kustomization directory"));
     }
 }

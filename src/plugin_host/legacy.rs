@@ -6,8 +6,9 @@
 //!   `$XDG_CONFIG_HOME/kustomize/plugin`, `$HOME/.config/kustomize/plugin`,
 //!   `$HOME/kustomize/plugin`;
 //! - run as `PLUGIN <config file> [args]`, the config file holding the config
-//!   object as YAML, `args` from the config's `argsOneLiner` (split like a
-//!   shell would) and `argsFromFile` (one argument per non-empty line);
+//!   object as YAML, `args` from the config's `argsOneLiner` (split as the
+//!   kustomize release splits it, see [`super::legacy_args`]) and
+//!   `argsFromFile` (one argument per non-empty line);
 //! - the environment inherited, plus `KUSTOMIZE_PLUGIN_CONFIG_STRING` (the
 //!   config YAML) and `KUSTOMIZE_PLUGIN_CONFIG_ROOT` (the kustomization's
 //!   directory), which is also the working directory;
@@ -109,104 +110,6 @@ pub fn relative_path(gvk: &Gvk) -> Vec<String> {
     .collect()
 }
 
-/// Split a command line the way kustomize's `argsOneLiner` is split:
-/// whitespace separates words; single quotes keep everything literally;
-/// double quotes keep everything but let `\` escape `"` and `\`; outside
-/// quotes `\` escapes the next character; `#` at the start of a word starts
-/// a comment that runs to the end of the line.
-pub fn split_args(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {
-                if in_word {
-                    out.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '#' if !in_word => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        break;
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(n) = chars.next() {
-                    word.push(n);
-                }
-            }
-            '\'' => {
-                in_word = true;
-                for c in chars.by_ref() {
-                    if c == '\'' {
-                        break;
-                    }
-                    word.push(c);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(c) = chars.next() {
-                    match c {
-                        '"' => break,
-                        '\\' if matches!(chars.peek(), Some('"') | Some('\\')) => {
-                            if let Some(n) = chars.next() {
-                                word.push(n);
-                            }
-                        }
-                        c => word.push(c),
-                    }
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        out.push(word);
-    }
-    out
-}
-
-/// The extra arguments of a plugin: `argsOneLiner`, then the lines of `argsFromFile`.
-pub fn plugin_args(config: &Value, dir: &Path, root_only: bool) -> Result<Vec<String>, Error> {
-    let mut args = Vec::new();
-    if let Some(line) = config.get("argsOneLiner").and_then(Value::as_str) {
-        args.extend(split_args(line));
-    }
-    if let Some(file) = config.get("argsFromFile").and_then(Value::as_str) {
-        if !file.is_empty() {
-            let path = dir.join(file);
-            let real = path.canonicalize().map_err(|e| {
-                Error::new(format!("argsFromFile {file:?}: {}: {e}", path.display()))
-            })?;
-            if root_only && !real.starts_with(dir) {
-                return Err(Error::new(format!(
-                    "argsFromFile {file:?}: security; file '{}' is not in or below '{}' (build with --load-restrictor LoadRestrictionsNone to allow it)",
-                    real.display(),
-                    dir.display()
-                )));
-            }
-            let text = kustom_api::files::read_text(&real)
-                .map_err(|e| e.context(format!("argsFromFile {file:?}")))?;
-            for line in text.split('\n') {
-                let arg = line.trim_start_matches(' ');
-                if !arg.is_empty() {
-                    args.push(arg.to_string());
-                }
-            }
-        }
-    }
-    Ok(args)
-}
-
 /// A config file in the temporary directory, removed when dropped.
 struct TempConfig(PathBuf);
 
@@ -276,7 +179,8 @@ fn invoke(
 ) -> Result<Vec<Value>, Error> {
     let cfg = yaml::to_yaml(config);
     let root_only = settings.load_restrictor != "LoadRestrictionsNone";
-    let extra = plugin_args(config, dir, root_only).map_err(|e| e.context(site))?;
+    let extra = super::legacy_args::plugin_args(config, dir, root_only, settings.kustomize_version)
+        .map_err(|e| e.context(site))?;
     // Legacy calls always get a private directory (see `Settings::begin`).
     let private = sandbox
         .dir()
@@ -339,21 +243,6 @@ pub fn transform(
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn splits_like_a_shell() {
-        assert_eq!(
-            split_args(r#"one "two three" 'fo ur' five\ six # seven"#),
-            vec!["one", "two three", "fo ur", "five six"]
-        );
-        assert_eq!(
-            split_args(r#"a"b c"d 'x\y' "q\"r""#),
-            vec!["ab cd", r"x\y", "q\"r"]
-        );
-        assert_eq!(split_args("  "), Vec::<String>::new());
-        assert_eq!(split_args("''"), vec![""]);
-        assert_eq!(split_args("a#b"), vec!["a#b"]);
-    }
 
     #[test]
     fn plugin_path_uses_group_version_and_kind() {

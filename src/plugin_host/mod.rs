@@ -22,6 +22,7 @@ pub mod helm_overrides;
 mod kep;
 pub mod krm;
 pub mod legacy;
+pub mod legacy_args;
 mod lookup;
 mod partial;
 pub mod pem;

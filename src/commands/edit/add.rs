@@ -232,17 +232,12 @@ fn add_metadata(args: &MetadataArgs, label: bool) -> Result<(), Error> {
         ));
     }
     let pairs = util::convert_slice_to_map(&args.pairs, kind)?;
+    // The edit commands take no build flags: the release comes from
+    // KUSTOM_KUSTOMIZE_VERSION (Argo CD runs them so).
+    let version = kustom_api::KustomizeVersion::choose(None)?;
     edit(|k, _| {
         let target: &mut Map<String, Value> = if label && args.without_selector {
-            let labels = util::objects_mut(k, "labels");
-            let mut entry = Map::new();
-            entry.insert("pairs".into(), Value::Object(Map::new()));
-            if args.include_templates {
-                entry.insert("includeTemplates".into(), Value::Bool(true));
-            }
-            labels.push(Value::Object(entry));
-            let last = labels.last_mut().and_then(Value::as_object_mut);
-            util::map_mut(last.expect("just pushed"), "pairs")
+            without_selector_pairs(k, args.include_templates, version)
         } else {
             util::map_mut(
                 k,
@@ -255,14 +250,59 @@ fn add_metadata(args: &MetadataArgs, label: bool) -> Result<(), Error> {
         };
         for (key, value) in &pairs {
             if target.contains_key(key) && !args.force {
-                return Err(Error::new(format!(
-                    "{kind} {key} already in kustomization file"
-                )));
+                return Err(Error::new(if version.is_5_8() {
+                    // kustomize v5.8.0 (#5991) tells how to override it.
+                    format!("{kind} {key} already in kustomization file. Use --force to override.")
+                } else {
+                    format!("{kind} {key} already in kustomization file")
+                }));
             }
             target.insert(key.clone(), Value::String(value.clone()));
         }
         Ok(())
     })
+}
+
+/// The `pairs` of the `labels:` entry that `edit add label
+/// --without-selector` writes to: kustomize v5.8.0 (#5991) takes the first
+/// entry without selectors whose `includeTemplates` is what was asked
+/// (other settings, such as `fields`, are not compared); v5.5.0, and
+/// v5.8 when there is none, appends a new entry.
+fn without_selector_pairs(
+    k: &mut Kustomization,
+    include_templates: bool,
+    version: kustom_api::KustomizeVersion,
+) -> &mut Map<String, Value> {
+    let flag = |entry: &Value, name: &str| entry.get(name).and_then(Value::as_bool) == Some(true);
+    let labels = util::objects_mut(k, "labels");
+    let existing = version
+        .is_5_8()
+        .then(|| {
+            labels.iter().position(|l| {
+                l.is_object()
+                    && !flag(l, "includeSelectors")
+                    && flag(l, "includeTemplates") == include_templates
+            })
+        })
+        .flatten();
+    let at = match existing {
+        Some(i) => i,
+        None => {
+            let mut entry = Map::new();
+            entry.insert("pairs".into(), Value::Object(Map::new()));
+            if include_templates {
+                entry.insert("includeTemplates".into(), Value::Bool(true));
+            }
+            labels.push(Value::Object(entry));
+            labels.len() - 1
+        }
+    };
+    match &mut labels[at] {
+        // An entry written without `pairs` gets them (kustomize v5.8.1
+        // would crash writing to its nil map).
+        Value::Object(entry) => util::map_mut(entry, "pairs"),
+        _ => unreachable!("only mappings are chosen or added"),
+    }
 }
 
 /// `edit add configmap|secret`.

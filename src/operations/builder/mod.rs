@@ -55,9 +55,10 @@ pub struct Builder {
     pub settings: Settings,
     /// File load restriction.
     pub restrictor: LoadRestrictor,
-    /// Directory builds by canonical path: a base referenced by several
-    /// overlays is built once.
-    cache: Mutex<HashMap<PathBuf, CachedBuild>>,
+    /// Directory builds by canonical path (and, for a base whose Helm
+    /// charts read it, the namespace handed down): a base referenced by
+    /// several overlays is built once.
+    cache: Mutex<HashMap<shared::BaseKey, CachedBuild>>,
     /// The OpenAPI schema chosen for strategic merges: like kustomize's
     /// global schema, set by the first kustomization (top first, then in
     /// traversal order) whose `openapi:` names one.
@@ -87,6 +88,10 @@ struct Target {
     top: bool,
     /// The remote checkout this kustomization lies in, if any.
     remote: Option<Arc<RemoteRoot>>,
+    /// The nearest ancestor's `namespace:`, which kustomize v5.8 hands
+    /// helm for a chart when neither the chart nor this kustomization
+    /// names one (its helmRootNamespace); empty in the v5.5 mode.
+    helm_namespace: String,
 }
 
 /// The parts of an [`Entry::Dir`], borrowed.
@@ -96,6 +101,21 @@ impl Target {
     /// Origin of something named `rel` in this kustomization.
     fn origin_of(&self, rel: &str) -> Option<Trail> {
         self.origin.as_ref().map(|o| o.append(rel))
+    }
+
+    /// What this kustomization hands its bases and components as their
+    /// [`Target::helm_namespace`]: its own `namespace:`, else its own
+    /// inherited one (kustomize v5.8.0, #5940/#6044: namespace propagation
+    /// to Helm charts; v5.5.0 has none).
+    fn helm_namespace_for_children(&self, version: kustom_api::KustomizeVersion) -> String {
+        if !version.is_5_8() {
+            return String::new();
+        }
+        if self.kust.namespace.is_empty() {
+            self.helm_namespace.clone()
+        } else {
+            self.kust.namespace.clone()
+        }
     }
 
     /// Origin of the kustomization file itself.
@@ -219,7 +239,20 @@ impl Builder {
         } else {
             acc.resources
         };
-        let resources = drop_local_config(resources);
+        let mut resources = drop_local_config(resources);
+        if self.settings.kustomize_version.is_5_8() {
+            // kustomize v5.8.0 counts the helm marking among the build
+            // annotations it removes before output.
+            use kustom_api::protocol::HELM_GENERATED;
+            for r in resources
+                .iter_mut()
+                .filter(|r| r.annotation(HELM_GENERATED).is_some())
+            {
+                r.update(|v| {
+                    resource::remove_annotation(v, HELM_GENERATED);
+                });
+            }
+        }
         Ok(Built {
             resources,
             top: target.kust,
@@ -259,6 +292,12 @@ impl Builder {
         stack: &[PathBuf],
     ) -> Result<Accumulator, Error> {
         let k = &t.kust;
+        // Whether the result depends on the namespace handed down to `t`
+        // is worked out per kustomization: what `acc` brought (a
+        // component's parent state) is set aside and joined at the end.
+        let mut acc = acc;
+        let brought_inherited_helm_namespace =
+            std::mem::take(&mut acc.reads_inherited_helm_namespace);
         if !k.patches.is_empty() || !k.patches_strategic_merge.is_empty() {
             // Its patch calls merge with the OpenAPI schema: have the
             // builtin's server build it while this tree still loads.
@@ -299,8 +338,15 @@ impl Builder {
             acc.config.merge(&tc)?;
         }
         // Generators: builtin fields first, then the `generators:` list.
-        let mut gens = plan::builtin_generators(k);
-        gens.extend(self.plugin_configs(t, &k.generators, stack)?);
+        let helm_namespace = self
+            .settings
+            .kustomize_version
+            .is_5_8()
+            .then_some(t.helm_namespace.as_str());
+        let mut gens = plan::builtin_generators(k, helm_namespace);
+        acc.reads_inherited_helm_namespace |=
+            helm_namespace.is_some() && plan::helm_charts_read_inherited_namespace(k);
+        gens.extend(self.plugin_configs(t, &k.generators, stack, &mut acc)?);
         // Plain builtin generators of a kustomization without components
         // run in its transformer call: one process instead of two.
         let mut deferred = Vec::new();
@@ -333,7 +379,7 @@ impl Builder {
                 .as_ref(),
         )
         .map_err(|e| e.context(t.file.display()))?;
-        ts.extend(self.plugin_configs(t, &k.transformers, stack)?);
+        ts.extend(self.plugin_configs(t, &k.transformers, stack, &mut acc)?);
         // At the top, the final passes (hash suffixes, name references,
         // vars) join the last transformer call instead of costing a process
         // of their own — unless validators must see the state before them,
@@ -385,7 +431,7 @@ impl Builder {
             acc.set_resources(rs);
         }
         // Validators must not change anything.
-        let vs = self.plugin_configs(t, &k.validators, stack)?;
+        let vs = self.plugin_configs(t, &k.validators, stack, &mut acc)?;
         if !vs.is_empty() {
             let out = self.settings_for(t).transform(
                 &vs,
@@ -401,6 +447,10 @@ impl Builder {
                 )));
             }
         }
+        // Below a kustomization with a namespace, what its bases read came
+        // from it, not from above.
+        acc.reads_inherited_helm_namespace = brought_inherited_helm_namespace
+            || (acc.reads_inherited_helm_namespace && k.namespace.is_empty());
         acc.finished = fuse_finish;
         if fuse_finish {
             return Ok(acc);
@@ -547,12 +597,14 @@ impl Builder {
     }
 
     /// The config objects of a `generators:` / `transformers:` / `validators:`
-    /// list: inline YAML objects, files, or kustomization directories.
+    /// list: inline YAML objects, files, or kustomization directories
+    /// (whose reading of an inherited Helm namespace is noted in `acc`).
     fn plugin_configs(
         &self,
         t: &Target,
         entries: &[String],
         stack: &[PathBuf],
+        acc: &mut Accumulator,
     ) -> Result<Vec<Value>, Error> {
         let mut out = Vec::new();
         for e in entries {
@@ -567,7 +619,14 @@ impl Builder {
             match self.resolve_entry(t, e)? {
                 Entry::File(rs) => out.extend(doc::to_values(&rs)),
                 Entry::Dir(dir, origin, remote) => {
-                    let built = self.build_base(&dir, stack, origin, remote)?;
+                    let built = self.build_base(
+                        &dir,
+                        stack,
+                        origin,
+                        remote,
+                        &t.helm_namespace_for_children(self.settings.kustomize_version),
+                    )?;
+                    acc.reads_inherited_helm_namespace |= built.reads_inherited_helm_namespace;
                     out.extend(doc::to_values(&built.resources));
                 }
             }
@@ -666,6 +725,7 @@ fn load_target(
         origin,
         top: false,
         remote: None,
+        helm_namespace: String::new(),
     })
 }
 

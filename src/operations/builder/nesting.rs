@@ -4,6 +4,7 @@
 use super::canonical_dir;
 use super::remote::RemoteRoot;
 use super::resources::refuse_absolute_root;
+use super::shared::BaseKey;
 use super::{load_target, Builder, Target};
 use crate::fetch::remote::spec::RepoSpec;
 use crate::operations::accumulator::Accumulator;
@@ -13,13 +14,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 impl Builder {
-    /// Build a base directory with a fresh accumulator (cached per directory).
+    /// Build a base directory with a fresh accumulator (cached per
+    /// directory). `helm_namespace` is what its parent hands down for Helm
+    /// charts without a namespace (see [`Target::helm_namespace`]).
     pub(super) fn build_base(
         &self,
         dir: &Path,
         stack: &[PathBuf],
         origin: Option<Trail>,
         remote: Option<Arc<RemoteRoot>>,
+        helm_namespace: &str,
     ) -> Result<Accumulator, Error> {
         // kustomize refuses a base that is, or contains, a directory being
         // built: it would include itself.
@@ -42,6 +46,7 @@ impl Builder {
                 self.settings.kustomize_version,
             )?;
             t.remote = remote.clone();
+            t.helm_namespace = helm_namespace.to_string();
             if t.kust.is_component() {
                 return Err(Error::new(format!(
                     "expected kind != 'Component' for path '{}': a Component belongs under `components:`, not `resources:`",
@@ -59,10 +64,20 @@ impl Builder {
         if origin.is_some() {
             return build();
         }
+        // A build that reads no namespace from above serves every parent;
+        // one that does is kept for the parents handing down the same one.
+        let any_parent: BaseKey = (dir.to_path_buf(), None);
+        let these_parents: BaseKey = (dir.to_path_buf(), Some(helm_namespace.to_string()));
         let mut mine = None;
         if let (Some(shared), None) = (&self.shared, &remote) {
             if self.schema_unset() {
-                let cell = shared.cell(dir);
+                if let Some(Some(acc)) = shared.cell(&any_parent).get() {
+                    shared.note(false);
+                    self.used_shared
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Ok(acc.clone());
+                }
+                let cell = shared.cell(&these_parents);
                 let mut built_here = false;
                 let got = cell.get_or_init(|| {
                     built_here = true;
@@ -76,6 +91,9 @@ impl Builder {
                     }
                 });
                 if let Some(acc) = got {
+                    if !acc.reads_inherited_helm_namespace {
+                        let _ = shared.cell(&any_parent).set(Some(acc.clone()));
+                    }
                     shared.note(built_here);
                     self.used_shared
                         .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -83,14 +101,23 @@ impl Builder {
                 }
             }
         }
-        let cell = {
+        let cell = |key: &BaseKey| {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-            cache.entry(dir.to_path_buf()).or_default().clone()
+            cache.entry(key.clone()).or_default().clone()
         };
-        match mine {
-            Some(result) => cell.get_or_init(|| result).clone(),
-            None => cell.get_or_init(build).clone(),
+        if let Some(done) = cell(&any_parent).get() {
+            return done.clone();
         }
+        let result = match mine {
+            Some(result) => cell(&these_parents).get_or_init(|| result).clone(),
+            None => cell(&these_parents).get_or_init(build).clone(),
+        };
+        if let Ok(acc) = &result {
+            if !acc.reads_inherited_helm_namespace {
+                let _ = cell(&any_parent).set(result.clone());
+            }
+        }
+        result
     }
 
     pub(super) fn accumulate_component(
@@ -129,6 +156,7 @@ impl Builder {
             self.settings.kustomize_version,
         )?;
         t.remote = remote;
+        t.helm_namespace = parent.helm_namespace_for_children(self.settings.kustomize_version);
         if !t.kust.is_component() {
             return Err(Error::new(format!(
                 "expected kind 'Component' for path '{}' but got '{}'",

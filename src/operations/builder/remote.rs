@@ -5,6 +5,7 @@ use super::canonical_dir;
 use super::{Builder, Target};
 use crate::fetch::charts::ChartRef;
 use crate::fetch::remote::spec::{self, RepoSpec};
+use kustom_api::protocol::chart_pull_version;
 use kustom_api::{Error, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -153,18 +154,22 @@ impl Builder {
             h => h,
         };
         for c in &k.helm_charts {
+            let version = field(c, "version");
+            // kustomize v5.8.0 (#5865): `devel` pulls with `helm pull --devel`.
+            let devel = self.settings.kustomize_version.is_5_8()
+                && c.get("devel").and_then(Value::as_bool) == Some(true);
             let chart = ChartRef {
                 repo: field(c, "repo"),
                 name: field(c, "name"),
-                version: field(c, "version"),
+                version: chart_pull_version(&version, devel).to_string(),
             };
             if chart.repo.is_empty() || chart.name.is_empty() {
                 continue;
             }
             // kustomize's chart directory: <home>[/<name>-<version>]/<name>.
             let mut local = t.dir.join(&home);
-            if !chart.version.is_empty() {
-                local = local.join(format!("{}-{}", chart.name, chart.version));
+            if !version.is_empty() {
+                local = local.join(format!("{}-{}", chart.name, version));
             }
             if local.join(&chart.name).is_dir() {
                 continue;

@@ -302,12 +302,16 @@ impl Builder {
                 Entry::File(_) => None,
             })
             .collect();
+        let helm_namespace = t.helm_namespace_for_children(self.settings.kustomize_version);
+        let helm_namespace = helm_namespace.as_str();
         let mut built: Vec<Result<Accumulator, Error>> = if dirs.len() > 1 {
             std::thread::scope(|s| {
                 let handles: Vec<_> = dirs
                     .iter()
                     .map(|(d, o, r)| {
-                        s.spawn(|| self.build_base(d, stack, (*o).clone(), (*r).clone()))
+                        s.spawn(|| {
+                            self.build_base(d, stack, (*o).clone(), (*r).clone(), helm_namespace)
+                        })
                     })
                     .collect();
                 handles
@@ -320,7 +324,9 @@ impl Builder {
             })
         } else {
             dirs.iter()
-                .map(|(d, o, r)| self.build_base(d, stack, (*o).clone(), (*r).clone()))
+                .map(|(d, o, r)| {
+                    self.build_base(d, stack, (*o).clone(), (*r).clone(), helm_namespace)
+                })
                 .collect()
         };
         built.reverse();

@@ -3,7 +3,10 @@
 //! per distinct set of inputs, not once per root.
 //!
 //! A base's result is the same for every root that reaches it when nothing
-//! but its own tree decides it. Three things could make it depend on the
+//! but its own tree decides it. In the v5.8 mode a Helm chart of the base
+//! without a namespace of its own takes the nearest ancestor's
+//! `namespace:`: such a base is shared between the roots that hand it the
+//! same namespace ([`BaseKey`]). Three things could make it depend on the
 //! root, and each keeps a build private (the root's own cache, as a single
 //! `kustom build` has):
 //!
@@ -20,17 +23,23 @@
 
 use crate::operations::accumulator::Accumulator;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// One shared base: `None` when its build turned out not to be shareable.
 type Cell = Arc<OnceLock<Option<Accumulator>>>;
 
+/// Which build of a base directory (canonical): `None` for one that reads
+/// no namespace from above (it serves every parent), `Some(ns)` for one
+/// whose Helm charts took `ns` from the parents (see
+/// [`Accumulator::reads_inherited_helm_namespace`]).
+pub(super) type BaseKey = (PathBuf, Option<String>);
+
 /// Base builds shared by the roots of one tree.
 #[derive(Debug, Default)]
 pub struct SharedBases {
-    cells: Mutex<HashMap<PathBuf, Cell>>,
+    cells: Mutex<HashMap<BaseKey, Cell>>,
     built: AtomicUsize,
     reused: AtomicUsize,
 }
@@ -41,10 +50,10 @@ impl SharedBases {
         SharedBases::default()
     }
 
-    /// The cell of a base directory (canonical).
-    pub(super) fn cell(&self, dir: &Path) -> Cell {
+    /// The cell of one build of a base directory.
+    pub(super) fn cell(&self, key: &BaseKey) -> Cell {
         let mut cells = self.cells.lock().unwrap_or_else(|e| e.into_inner());
-        cells.entry(dir.to_path_buf()).or_default().clone()
+        cells.entry(key.clone()).or_default().clone()
     }
 
     pub(super) fn note(&self, built: bool) {

@@ -316,6 +316,13 @@ impl Kustomization {
                 )));
             }
         }
+        // kustomize v5.8.0 (#5865): `helmCharts[].devel`, unknown before.
+        if !version.is_5_8() && self.helm_charts.iter().any(|c| c.get("devel").is_some()) {
+            return Err(Error::new(format!(
+                "invalid Kustomization {}: json: unknown field \"devel\" in helmCharts (kustomize v5.5 has no devel: build with the default --kustomize-version 5.8)",
+                file.display()
+            )));
+        }
         if version.is_5_8() {
             let unknown = self
                 .patches

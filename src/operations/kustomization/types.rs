@@ -187,6 +187,7 @@ static HELM_CHART: Struct = Struct {
         f("nameTemplate", Str, Empty),
         f("skipTests", Bool, Empty),
         f("debug", Bool, Empty),
+        f("devel", Bool, Empty),
     ],
 };
 static HELM_CHART_ARGS: Struct = Struct {

@@ -4,15 +4,19 @@
 //! version are given), its values file (default `<chart>/values.yaml`)
 //! merged with `valuesInline` by `valuesMerge` (override, merge, replace),
 //! `additionalValuesFiles`, release name and namespace, `includeCRDs`,
-//! `skipHooks`, `skipTests`, `apiVersions`, `kubeVersion`, `nameTemplate`.
+//! `skipHooks`, `skipTests`, `apiVersions`, `kubeVersion`, `nameTemplate`,
+//! and in the v5.8 mode `devel`. In that mode what helm made is marked
+//! ([`HELM_GENERATED`]) so that namespace transformers leave it alone, as
+//! kustomize v5.8 does; the core hands helm the nearest `namespace:` for
+//! charts without one.
 //!
 //! Helm runs only with `--enable-helm` (the core passes it, and
 //! `--helm-command`, in the environment). The same inflation serves the
 //! `helm.kustomize.io` KEP plugin (`plugins/helm`).
 
 use crate::Ctx;
-use kustom_api::protocol::{ENV_ENABLE_HELM, ENV_HELM_COMMAND};
-use kustom_api::{resource, yaml, Error, Value};
+use kustom_api::protocol::{ENV_ENABLE_HELM, ENV_HELM_COMMAND, HELM_GENERATED};
+use kustom_api::{resource, yaml, Error, KustomizeVersion, Value};
 use serde_json::Map;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,6 +56,8 @@ pub struct Chart {
     pub skip_tests: bool,
     /// `--debug`.
     pub debug: bool,
+    /// `--devel` for `helm template` and `helm pull` (kustomize v5.8).
+    pub devel: bool,
     /// Where charts live (default `charts`, relative to the kustomization).
     pub chart_home: String,
     /// HELM_CONFIG_HOME (default: a temporary directory).
@@ -116,6 +122,7 @@ impl Chart {
             name_template: s(config, "nameTemplate"),
             skip_tests: b(config, "skipTests"),
             debug: b(config, "debug"),
+            devel: b(config, "devel"),
             chart_home: s(config, "chartHome"),
             config_home: s(config, "configHome"),
         })
@@ -203,7 +210,32 @@ impl Chart {
         if self.debug {
             a.push("--debug".into());
         }
+        if self.devel {
+            a.push("--devel".into());
+        }
         a
+    }
+
+    /// `helm pull …` arguments into `home`, in kustomize's order.
+    fn pull_args(&self, home: &Path) -> Vec<String> {
+        let mut pull = vec![
+            "pull".to_string(),
+            "--untar".into(),
+            "--untardir".into(),
+            home.display().to_string(),
+        ];
+        if self.repo.starts_with("oci://") {
+            pull.push(format!("{}/{}", self.repo.trim_end_matches('/'), self.name));
+        } else {
+            pull.extend(["--repo".into(), self.repo.clone(), self.name.clone()]);
+        }
+        if !self.version.is_empty() {
+            pull.extend(["--version".into(), self.version.clone()]);
+        }
+        if self.devel {
+            pull.push("--devel".into());
+        }
+        pull
     }
 }
 
@@ -321,13 +353,18 @@ impl Helm {
         Ok(out.stdout)
     }
 
-    /// The major version `helm version -c --short` reports; helm 3 (what
-    /// kustomize v5.5.0 requires) and 4 are accepted.
-    fn check_version(&self, config_home: &Path) -> Result<(), Error> {
-        let out = self.run(
-            &["version".into(), "-c".into(), "--short".into()],
-            config_home,
-        )?;
+    /// The major version `helm version --short` reports must be 3 or 4.
+    /// kustomize v5.5.0 asks `helm version -c --short` and requires helm 3;
+    /// kustom accepts helm 4 in that mode too (its Helm is Helm 4).
+    fn check_version(&self, config_home: &Path, version: KustomizeVersion) -> Result<(), Error> {
+        // kustomize v5.8.0 (#6016, helm v4 support) dropped `-c`.
+        let args: &[&str] = if version.is_5_8() {
+            &["version", "--short"]
+        } else {
+            &["version", "-c", "--short"]
+        };
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let out = self.run(&args, config_home)?;
         let text = String::from_utf8_lossy(&out);
         let re = regex::Regex::new(r"v?\d+(\.\d+)+").map_err(|e| Error::new(e.to_string()))?;
         let v = re
@@ -336,9 +373,11 @@ impl Helm {
             .ok_or_else(|| Error::new(format!("cannot find version string in {text}")))?;
         let major = v.split('.').next().unwrap_or("");
         if major != "3" && major != "4" {
-            return Err(Error::new(format!(
-                "this plugin requires helm V3 (or V4) but got v{v}"
-            )));
+            return Err(Error::new(if version.is_5_8() {
+                format!("this plugin requires helm V3 or V4 but got v{v}")
+            } else {
+                format!("this plugin requires helm V3 (or V4) but got v{v}")
+            }));
         }
         Ok(())
     }
@@ -367,7 +406,7 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
             ctx.remote_files.get(&kustom_api::protocol::chart_key(
                 &chart.repo,
                 &chart.name,
-                &chart.version,
+                kustom_api::protocol::chart_pull_version(&chart.version, chart.devel),
             ))
         })
         .flatten();
@@ -388,7 +427,7 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
     } else {
         PathBuf::from(&chart.config_home)
     };
-    helm.check_version(&config_home)?;
+    helm.check_version(&config_home, ctx.version)?;
     let chart_dir = pulled.cloned().unwrap_or_else(|| home.join(&chart.name));
     if !chart_dir.is_dir() {
         if chart.repo.is_empty() {
@@ -397,25 +436,7 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
                 chart_dir.display()
             )));
         }
-        let mut pull = vec![
-            "pull".to_string(),
-            "--untar".into(),
-            "--untardir".into(),
-            home.display().to_string(),
-        ];
-        if chart.repo.starts_with("oci://") {
-            pull.push(format!(
-                "{}/{}",
-                chart.repo.trim_end_matches('/'),
-                chart.name
-            ));
-        } else {
-            pull.extend(["--repo".into(), chart.repo.clone(), chart.name.clone()]);
-        }
-        if !chart.version.is_empty() {
-            pull.extend(["--version".into(), chart.version.clone()]);
-        }
-        helm.run(&pull, &config_home)?;
+        helm.run(&chart.pull_args(&home), &config_home)?;
     }
     let values_rel = values_file.to_string_lossy().into_owned();
     let values_text = if chart.values_inline.is_empty() || merge != "replace" {
@@ -502,8 +523,18 @@ pub fn inflate(chart: &Chart, ctx: &Ctx, helm: &Helm) -> Result<Vec<Value>, Erro
 pub fn generate(config: &Value, ctx: &Ctx) -> Result<Vec<Value>, Error> {
     let helm = Helm::from_env()?;
     let mut chart = Chart::from_config(config)?;
+    // kustomize v5.8.0 (#5865) added `devel`; v5.5.0's plugin config
+    // ignores the unknown field (the kustomization's `helmCharts` rejects it).
+    chart.devel &= ctx.version.is_5_8();
     chart.apply_build_flags();
-    inflate(&chart, ctx, &helm)
+    let mut made = inflate(&chart, ctx, &helm)?;
+    if ctx.version.is_5_8() {
+        // kustomize v5.8.0 (#5940): marked for the namespace transformer to skip.
+        for r in &mut made {
+            resource::set_annotation(r, HELM_GENERATED, "true");
+        }
+    }
+    Ok(made)
 }
 
 #[cfg(test)]

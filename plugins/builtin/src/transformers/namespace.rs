@@ -13,13 +13,15 @@
 //!
 //! Every resource's id before the change is recorded in the previous-id
 //! annotations, and two resources ending up with the same id is an error.
+//! In the v5.8 mode a resource marked as made by helm
+//! ([`kustom_api::protocol::HELM_GENERATED`]) is left as it is.
 
 use super::prefix_suffix::wrong_kind;
 use crate::Ctx;
 use kustom_api::fieldspec::{
     config_field_specs, config_str_field, read_bool, visit_fields, FieldSpec,
 };
-use kustom_api::{resource, Error, Gvk, ResId, Value};
+use kustom_api::{protocol, resource, Error, Gvk, ResId, Value};
 use std::collections::HashMap;
 
 /// Which RoleBinding/ClusterRoleBinding subjects get the namespace.
@@ -191,7 +193,7 @@ pub(crate) fn reach_specs(config: &Value) -> Result<Option<Vec<FieldSpec>>, Erro
 /// `NamespaceTransformer`: see the module documentation.
 // The signature is the dispatch table's `TransformFn`.
 #[allow(clippy::ptr_arg)]
-pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Result<(), Error> {
+pub fn transform(config: &Value, resources: &mut Vec<Value>, ctx: &Ctx) -> Result<(), Error> {
     let settings = Settings::from_config(config)?;
     if settings.namespace.is_empty() {
         return Ok(());
@@ -204,6 +206,13 @@ pub fn transform(config: &Value, resources: &mut Vec<Value>, _ctx: &Ctx) -> Resu
     }
     for i in 0..resources.len() {
         if is_nil_or_empty(&resources[i]) {
+            continue;
+        }
+        // kustomize v5.8.0 (#5940): helm sets the namespace of what it made
+        // (and leaves it unset where a chart does not template one, #6058).
+        if ctx.version.is_5_8()
+            && resource::annotation(&resources[i], protocol::HELM_GENERATED) == Some("true")
+        {
             continue;
         }
         let before = id_key(&resources[i]);
@@ -399,6 +408,23 @@ mod tests {
         assert_eq!(resource::namespace(&res[2]), "ns1");
         assert_eq!(res[3]["subjects"][1]["namespace"], "foo");
         assert_eq!(res[3]["subjects"][0]["namespace"], "ns1");
+    }
+
+    #[test]
+    fn helm_output_is_left_alone_in_v5_8_only() {
+        let helm = || {
+            vec![
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a",
+                "annotations": {protocol::HELM_GENERATED: "true"}}}),
+            ]
+        };
+        let mut res = helm();
+        transform(&config(json!({})), &mut res, &Ctx::for_tests()).unwrap();
+        assert_eq!(res, helm(), "v5.8 leaves helm output as it is");
+        let mut old = Ctx::for_tests();
+        old.version = kustom_api::KustomizeVersion::V5_5;
+        transform(&config(json!({})), &mut res, &old).unwrap();
+        assert_eq!(resource::namespace(&res[0]), "ns1");
     }
 
     #[test]
