@@ -3,6 +3,7 @@
 `bench/review-bench.sh` and by hand.
 
 usage: gen_monorepo.py OUT [--apps 30] [--envs dev,staging,prod] [--change one-app|shared|none]
+                        [--history N] [--gc]
 
 Layout:
   platform/base/          namespace-wide objects every app includes (a shared base)
@@ -19,8 +20,14 @@ Commit 1 is the tree; commit 2 changes it per --change:
   one-app  an image tag and a replica count in apps/app1 (base and prod overlay)
   shared   the shared platform base (every root is affected)
   none     only a README outside every root
+
+--history N then adds N more commits, each a typical GitOps change picked
+at random (seeded): mostly an image bump of one app in one environment,
+else a replica count, a ConfigMap literal, a resource request, the shared
+platform base, the monitoring component, or a new app. `HEAD~N..HEAD` is
+then a wide range. --gc packs the objects, as a clone has them.
 """
-import argparse, os, subprocess
+import argparse, os, random, re, subprocess
 
 ap = argparse.ArgumentParser()
 ap.add_argument("out")
@@ -28,6 +35,8 @@ ap.add_argument("--apps", type=int, default=30)
 ap.add_argument("--envs", default="dev,staging,prod")
 ap.add_argument("--change", default="one-app", choices=["one-app", "shared", "none"])
 ap.add_argument("--argocd", action="store_true")
+ap.add_argument("--history", type=int, default=0)
+ap.add_argument("--gc", action="store_true")
 a = ap.parse_args()
 OUT = a.out
 ENVS = a.envs.split(",")
@@ -232,3 +241,48 @@ elif a.change == "shared":
 else:
     w("README.md", "GitOps monorepo (synthetic), edited\n")
 git("-c", "user.email=b@example.com", "-c", "user.name=bench", "commit", "-q", "-am", "change")
+
+
+def edit(path, pattern, repl):
+    p = os.path.join(OUT, path)
+    s = open(p).read()
+    open(p, "w").write(re.sub(pattern, repl, s, count=1))
+
+
+rng = random.Random(7)
+apps = a.apps
+for n in range(a.history):
+    app, env = f"app{rng.randint(1, apps)}", rng.choice(ENVS)
+    o = f"apps/{app}/overlays/{env}"
+    r = rng.random()
+    if r < 0.6:
+        edit(f"{o}/kustomization.yaml", r"newTag: \S+", f"newTag: 1.{n}.0-{env}")
+        msg = f"{app} {env}: image 1.{n}.0"
+    elif r < 0.7:
+        edit(f"{o}/kustomization.yaml", r"count: \d+", f"count: {rng.randint(1, 6)}")
+        msg = f"{app} {env}: replicas"
+    elif r < 0.8:
+        edit(f"{o}/kustomization.yaml", r"FEATURE_X=\w+", f"FEATURE_X={rng.choice(['true', 'false', 'beta'])}")
+        msg = f"{app} {env}: feature flag"
+    elif r < 0.88:
+        edit(f"{o}/resources.yaml", r"cpu: \w+", f"cpu: {rng.choice([50, 100, 200, 250])}m")
+        msg = f"{app} {env}: cpu request"
+    elif r < 0.92:
+        edit("platform/base/limits.yaml", r"cpu: \w+", f"cpu: {rng.choice([250, 500, 750, 1000])}m")
+        msg = "platform: default cpu limit"
+    elif r < 0.95:
+        edit("components/monitoring/monitor.yaml", r'scrape: "\w+"', f'scrape: "{rng.choice([15, 30, 60])}s"')
+        msg = "monitoring: scrape interval"
+    else:
+        apps += 1
+        new = f"app{apps}"
+        for root, _, files in os.walk(os.path.join(OUT, "apps/app1")):
+            for f in files:
+                src = os.path.join(root, f)
+                rel = os.path.relpath(src, os.path.join(OUT, "apps/app1"))
+                w(f"apps/{new}/{rel}", re.sub(r"\bapp1\b", new, open(src).read()))
+        msg = f"add {new}"
+    git("add", "-A")
+    git("-c", "user.email=b@example.com", "-c", "user.name=bench", "commit", "-q", "--allow-empty", "-m", msg)
+if a.gc:
+    git("gc", "-q")

@@ -1315,3 +1315,75 @@ fn the_html_report_lists_every_change_and_filters_in_chromium() {
         );
     }
 }
+
+/// The checkouts of a diff: under an explicit `$TMPDIR` when one is set,
+/// in `/dev/shm` otherwise (where it is a tmpfs with room), with the same
+/// report either way; nothing is left behind in either place.
+#[test]
+fn checkouts_go_to_memory_or_tmpdir_and_are_removed() {
+    let (env, base) = repo();
+    change(&env);
+    let head = commit(&env, "change");
+    let leftovers = |dir: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with("kustom-diff-"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let run = |tmpdir: Option<&std::path::Path>| {
+        let mut c = env.command(std::path::Path::new(env!("CARGO_BIN_EXE_kustom")));
+        c.args([
+            "-v", "diff", "--format", "json", "--base", &base, "--head", &head,
+        ]);
+        match tmpdir {
+            Some(t) => c.env("TMPDIR", t),
+            None => c.env_remove("TMPDIR"),
+        };
+        let o = c.output().expect("run kustom");
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let log = String::from_utf8_lossy(&o.stderr).into_owned();
+        let dir = log
+            .lines()
+            .find(|l| l.contains("revisions checked out"))
+            .and_then(|l| l.split(" dir=").nth(1))
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no checkout line in the log:\n{log}"))
+            .to_string();
+        (String::from_utf8_lossy(&o.stdout).into_owned(), dir)
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (explicit, dir) = run(Some(tmp.path()));
+    assert!(
+        dir.starts_with(&*tmp.path().to_string_lossy()),
+        "{dir} is not under TMPDIR"
+    );
+    assert_eq!(leftovers(tmp.path()), Vec::<String>::new());
+    let (default, dir) = run(None);
+    let shm_is_tmpfs = Command::new("stat")
+        .args(["-f", "-c", "%T", "/dev/shm"])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "tmpfs");
+    if shm_is_tmpfs {
+        assert!(dir.starts_with("/dev/shm/"), "{dir} is not in /dev/shm");
+    } else {
+        skip("/dev/shm is not a tmpfs here: the memory-backed checkout is not checked");
+    }
+    // Other tests run diffs beside this one: look for this run's directory.
+    assert!(
+        !std::path::Path::new(&dir).exists(),
+        "{dir} was left behind"
+    );
+    assert_eq!(
+        explicit, default,
+        "the report depends on where the checkout went"
+    );
+}

@@ -101,3 +101,65 @@ pub(super) fn remove_all() {
     }
     std::mem::forget(alive);
 }
+
+/// Where a short-lived tree of many small files goes (`kustom diff`'s
+/// revision checkouts), and how many bytes of files it may hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScratchPlace {
+    /// The directory to create the temporary directory in.
+    pub parent: PathBuf,
+    /// At most this many bytes of files: `None` where the system's
+    /// temporary directory is used (its own limits apply).
+    pub budget: Option<u64>,
+}
+
+/// Smallest free space of a memory file system worth writing a checkout
+/// into (Docker's default `/dev/shm` is 64 MiB: too small to bet on).
+const MEMORY_MIN_FREE: u64 = 512 << 20;
+
+/// The place for a scratch tree: `/dev/shm` when `$TMPDIR` is not set and
+/// `/dev/shm` is a writable tmpfs with room, else the temporary directory.
+/// Why: creating a file on a disk file system costs a journal or inode
+/// table write (measured 1–2 ms a file on the project's ext4 machines,
+/// against tens of microseconds on tmpfs); a 200-commit diff that checks
+/// out about a thousand files spent 3.3 of its 4.5 s there.
+pub fn scratch_place() -> ScratchPlace {
+    let system = || ScratchPlace {
+        parent: std::env::temp_dir(),
+        budget: None,
+    };
+    if std::env::var_os("TMPDIR").is_some_and(|v| !v.is_empty()) {
+        return system();
+    }
+    let shm = Path::new("/dev/shm");
+    match memory_free_bytes(shm) {
+        Some(free) if free >= MEMORY_MIN_FREE => ScratchPlace {
+            parent: shm.to_path_buf(),
+            // Leave most of it to the programs that share it.
+            budget: Some(free / 4),
+        },
+        _ => system(),
+    }
+}
+
+/// The bytes a writable tmpfs at `dir` has free, or `None` when `dir` is
+/// not one.
+fn memory_free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `c` is a valid C string, `st` a plain struct statfs fills in.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast)] // f_type's width differs by target
+    if st.f_type as i64 != TMPFS_MAGIC {
+        return None;
+    }
+    // SAFETY: as above; access(2) only reads the path.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+        return None;
+    }
+    Some((st.f_bavail as u64).saturating_mul(st.f_bsize as u64))
+}

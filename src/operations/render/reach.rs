@@ -38,6 +38,23 @@ pub trait Tree: Sync {
     fn resolve(&self, dir: &str, rel: &str, links: &mut Vec<String>) -> Resolved;
     /// The bytes of a file.
     fn read(&self, file: &str) -> Option<Vec<u8>>;
+    /// The files among `files` whose bytes `keep` accepts, with their
+    /// bytes. `test` names the test: a tree that remembers answers by
+    /// content ([`crate::operations::review::git::GitTree`]) asks each
+    /// content once, and reads many files in one pass.
+    fn read_matching(
+        &self,
+        files: &[String],
+        test: &'static str,
+        keep: &dyn Fn(&[u8]) -> bool,
+    ) -> Vec<(String, Vec<u8>)> {
+        let _ = test;
+        files
+            .iter()
+            .filter_map(|f| Some((f.clone(), self.read(f)?)))
+            .filter(|(_, bytes)| keep(bytes))
+            .collect()
+    }
 }
 
 /// Join `rel` onto `dir`, both `/`-separated.

@@ -41,6 +41,13 @@ pub fn discover<T: Tree + ?Sized>(tree: &T, files: &[String]) -> (Vec<String>, S
 
 /// Kustomization directories that no other kustomization includes.
 pub fn kustomization_roots<T: Tree + ?Sized>(tree: &T, files: &[String]) -> Vec<String> {
+    // Every kustomization file in one pass; the walk below reads them again.
+    let named: Vec<String> = files
+        .iter()
+        .filter(|f| FILE_NAMES.contains(&f.rsplit_once('/').map_or(f.as_str(), |(_, n)| n)))
+        .cloned()
+        .collect();
+    tree.read_matching(&named, "kustomization", &|_| true);
     let kdirs: BTreeSet<String> = files
         .iter()
         .filter_map(|f| {
@@ -83,15 +90,18 @@ fn gitops_roots<T: Tree + ?Sized>(
 ) -> Option<Vec<String>> {
     let mut found = false;
     let mut paths = BTreeSet::new();
-    for f in files {
-        if !(f.ends_with(".yaml") || f.ends_with(".yml")) {
-            continue;
-        }
-        let Some(bytes) = tree.read(f) else { continue };
+    let yaml_files: Vec<String> = files
+        .iter()
+        .filter(|f| f.ends_with(".yaml") || f.ends_with(".yml"))
+        .cloned()
+        .collect();
+    let mentions_gitops = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        text.contains("argoproj.io") || text.contains("toolkit.fluxcd.io")
+    };
+    for (f, bytes) in tree.read_matching(&yaml_files, "gitops", &mentions_gitops) {
+        let f = &f;
         let text = String::from_utf8_lossy(&bytes);
-        if !text.contains("argoproj.io") && !text.contains("toolkit.fluxcd.io") {
-            continue;
-        }
         let Ok(docs) = yaml::parse_stream(&text) else {
             tracing::warn!(file = %f, "not YAML; skipped while looking for Argo CD and Flux objects");
             continue;

@@ -33,7 +33,7 @@ use crate::operations::render::{self, Options};
 use crate::plugin_host::audit::AuditLog;
 use crate::plugin_host::Settings;
 use discover::tree_path;
-use git::{GitTree, Repo};
+use git::{GitTree, Objects, Repo};
 use kustom_api::{Error, Value};
 use noise::{Id, Rules};
 use report::{Change, Credit, Lines, Report, ResourceChange, RootReport, Status};
@@ -108,23 +108,71 @@ struct Rendered {
 /// The roots `req` compares (given or discovered at both revisions, then
 /// its shard), without building anything.
 pub fn list_roots(req: &Request) -> Result<Vec<String>, Error> {
-    let repo = Repo::open(&req.repo)?;
-    let base_tree = GitTree::load(&repo, &repo.commit(&req.base)?)?;
-    let (head, head_files) = match &req.head {
-        Some(rev) => {
-            let t = GitTree::load(&repo, &repo.commit(rev)?)?;
-            let files = t.files();
-            (Head::Commit(Box::new(t)), files)
-        }
-        None => (
-            Head::Work(
-                FsTree::new(&repo.top)
-                    .map_err(|e| Error::new(format!("{}: {e}", repo.top.display())))?,
+    let sides = Sides::open(req)?;
+    Ok(roots_of(req, &sides.base, &sides.head, &sides.head_files))
+}
+
+/// The two revisions a request compares, read from git.
+struct Sides {
+    repo: Repo,
+    base: GitTree,
+    head: Head,
+    /// The head commit, or `worktree`.
+    head_name: String,
+    head_files: Vec<String>,
+}
+
+impl Sides {
+    fn open(req: &Request) -> Result<Sides, Error> {
+        let repo = Repo::open(&req.repo)?;
+        let objects = Objects::new(&repo);
+        // Both trees at once: each is a git process of its own.
+        let (base, head) = std::thread::scope(|s| {
+            let head = req
+                .head
+                .as_ref()
+                .map(|rev| s.spawn(|| GitTree::at(&repo, rev, &objects)));
+            let base = GitTree::at(&repo, &req.base, &objects);
+            let head = head.map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::new("reading the head revision: its thread panicked"))
+                })
+            });
+            (base, head)
+        });
+        let base = base?;
+        let (head, head_name, head_files) = match head {
+            Some(t) => {
+                let t = t?;
+                let files = t.files();
+                let name = t.commit.clone();
+                (Head::Commit(Box::new(t)), name, files)
+            }
+            None => (
+                Head::Work(
+                    FsTree::new(&repo.top)
+                        .map_err(|e| Error::new(format!("{}: {e}", repo.top.display())))?,
+                ),
+                "worktree".to_string(),
+                repo.worktree_files()?,
             ),
-            repo.worktree_files()?,
-        ),
-    };
-    Ok(roots_of(req, &base_tree, &head, &head_files))
+        };
+        Ok(Sides {
+            repo,
+            base,
+            head,
+            head_name,
+            head_files,
+        })
+    }
+
+    /// The paths that differ between the two sides.
+    fn changed(&self) -> Result<Vec<String>, Error> {
+        match &self.head {
+            Head::Commit(t) => Ok(self.base.changed_from(t)),
+            Head::Work(_) => self.repo.changed(&self.base.commit, None),
+        }
+    }
 }
 
 fn roots_of(req: &Request, base_tree: &GitTree, head: &Head, head_files: &[String]) -> Vec<String> {
@@ -147,47 +195,28 @@ fn roots_of(req: &Request, base_tree: &GitTree, head: &Head, head_files: &[Strin
 
 /// Compare `req`'s revisions.
 pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Report, Work), Error> {
-    let repo = Repo::open(&req.repo)?;
-    let base_sha = repo.commit(&req.base)?;
-    let base_tree = GitTree::load(&repo, &base_sha)?;
-    let (head, head_name, head_files) = match &req.head {
-        Some(rev) => {
-            let sha = repo.commit(rev)?;
-            let t = GitTree::load(&repo, &sha)?;
-            let files = t.files();
-            (Head::Commit(Box::new(t)), sha, files)
-        }
-        None => {
-            let t = FsTree::new(&repo.top)
-                .map_err(|e| Error::new(format!("{}: {e}", repo.top.display())))?;
-            (
-                Head::Work(t),
-                "worktree".to_string(),
-                repo.worktree_files()?,
-            )
-        }
-    };
+    let sides = Sides::open(req)?;
+    let names = roots_of(req, &sides.base, &sides.head, &sides.head_files);
+    let rules = rules_of(req, sides.head.tree())?;
+    let changed = sides.changed()?;
+    let Sides {
+        repo,
+        base: base_tree,
+        head,
+        head_name,
+        ..
+    } = sides;
+    let base_sha = base_tree.commit.clone();
     let head_commit = match &head {
         Head::Commit(t) => Some(t.commit.clone()),
         Head::Work(_) => None,
     };
-    let names = roots_of(req, &base_tree, &head, &head_files);
-    let rules = rules_of(req, head.tree())?;
-    let changed = repo.changed(&base_sha, head_commit.as_deref())?;
     tracing::debug!(roots = names.len(), changed = changed.len(), "diff planned");
 
     // Which roots to build, at which side.
     let everything = req.build_all || opts.restrictor == LoadRestrictor::None;
     let mut base_walker = Walker::new(&base_tree);
     let mut head_walker = Walker::new(head.tree());
-    struct Plan {
-        name: String,
-        at_base: bool,
-        at_head: bool,
-        build: bool,
-        base_reach: Option<Reach>,
-        head_reach: Option<Reach>,
-    }
     let mut plans = Vec::new();
     let mut work = Work {
         roots: names.len(),
@@ -218,43 +247,51 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
     }
 
     // Materialize what the builds read.
-    let tmp = tempfile::Builder::new()
-        .prefix("kustom-diff-")
-        .tempdir()
-        .map(crate::processes::Temporary::new)
-        .map_err(|e| Error::new(format!("creating a temporary directory: {e}")))?;
-    let base_dir = tmp.path().join("base");
-    let head_dir = tmp.path().join("head");
-    let wanted = |pick: &dyn Fn(&Plan) -> Option<&Reach>| -> (Vec<String>, Vec<String>) {
-        // Everything when files outside the roots' directories may be read,
-        // or when a root's walk could not follow every entry.
-        let incomplete = plans
-            .iter()
-            .any(|p| p.build && pick(p).is_some_and(|r| r.incomplete));
-        if opts.restrictor == LoadRestrictor::None || incomplete {
-            return (vec![String::new()], Vec::new());
-        }
-        let (mut dirs, mut files) = (BTreeSet::new(), BTreeSet::new());
-        for p in plans.iter().filter(|p| p.build) {
-            if let Some(r) = pick(p) {
-                dirs.extend(r.dirs.iter().cloned());
-                files.extend(r.files.iter().cloned());
-            }
-        }
-        (dirs.into_iter().collect(), files.into_iter().collect())
+    let base_want = wanted(&plans, opts, |p| {
+        p.base_reach.as_ref().filter(|_| p.at_base)
+    });
+    let head_want = match &head {
+        Head::Commit(_) => Some(wanted(&plans, opts, |p| p.head_reach.as_ref())),
+        Head::Work(_) => None,
     };
-    let (dirs, files) = wanted(&|p| p.base_reach.as_ref().filter(|_| p.at_base));
-    std::fs::create_dir_all(&base_dir)
-        .map_err(|e| Error::new(format!("{}: {e}", base_dir.display())))?;
-    work.materialized += base_tree.materialize(&base_dir, &dirs, &files)?;
+    let head_tree = match &head {
+        Head::Commit(t) => Some(&**t),
+        Head::Work(_) => None,
+    };
+    let started = std::time::Instant::now();
+    let place = crate::processes::temporary::scratch_place();
+    let checkout = match check_out(
+        &place,
+        &base_tree,
+        &base_want,
+        head_tree,
+        head_want.as_ref(),
+    )? {
+        Some(c) => c,
+        // Too large for memory: the system's temporary directory.
+        None => check_out(
+            &crate::processes::temporary::ScratchPlace {
+                parent: std::env::temp_dir(),
+                budget: None,
+            },
+            &base_tree,
+            &base_want,
+            head_tree,
+            head_want.as_ref(),
+        )?
+        .ok_or_else(|| Error::new("checking out the revisions: over a budget that was not set"))?,
+    };
+    work.materialized += checkout.files;
+    tracing::debug!(
+        files = checkout.files,
+        dir = %checkout.dir.path().display(),
+        ms = started.elapsed().as_millis() as u64,
+        "revisions checked out"
+    );
+    let tmp = checkout.dir;
+    let base_dir = tmp.path().join("base");
     let head_top = match &head {
-        Head::Commit(t) => {
-            let (dirs, files) = wanted(&|p| p.head_reach.as_ref());
-            std::fs::create_dir_all(&head_dir)
-                .map_err(|e| Error::new(format!("{}: {e}", head_dir.display())))?;
-            work.materialized += t.materialize(&head_dir, &dirs, &files)?;
-            head_dir.clone()
-        }
+        Head::Commit(_) => tmp.path().join("head"),
         Head::Work(_) => repo.top.clone(),
     };
     let base_top = base_dir.canonicalize().unwrap_or(base_dir.clone());
@@ -357,6 +394,86 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
         },
         work,
     ))
+}
+
+/// What to do with one root: whether it exists at each side, whether it
+/// is built, and what its builds read.
+struct Plan {
+    name: String,
+    at_base: bool,
+    at_head: bool,
+    build: bool,
+    base_reach: Option<Reach>,
+    head_reach: Option<Reach>,
+}
+
+/// The directories and files of one side that the planned builds read:
+/// everything when files outside the roots' directories may be read, or
+/// when a root's walk could not follow every entry.
+fn wanted(
+    plans: &[Plan],
+    opts: &Options,
+    pick: impl Fn(&Plan) -> Option<&Reach>,
+) -> (Vec<String>, Vec<String>) {
+    let incomplete = plans
+        .iter()
+        .any(|p| p.build && pick(p).is_some_and(|r| r.incomplete));
+    if opts.restrictor == LoadRestrictor::None || incomplete {
+        return (vec![String::new()], Vec::new());
+    }
+    let (mut dirs, mut files) = (BTreeSet::new(), BTreeSet::new());
+    for p in plans.iter().filter(|p| p.build) {
+        if let Some(r) = pick(p) {
+            dirs.extend(r.dirs.iter().cloned());
+            files.extend(r.files.iter().cloned());
+        }
+    }
+    (dirs.into_iter().collect(), files.into_iter().collect())
+}
+
+/// The two revisions written out for their builds.
+struct Checkout {
+    /// Holds `base/` and, for a head commit, `head/`.
+    dir: crate::processes::Temporary<tempfile::TempDir>,
+    /// How many files were written.
+    files: usize,
+}
+
+/// Write what the builds read of the base (and of a head commit) into a
+/// new directory at `place`; `None` when it would not fit the place's
+/// budget.
+fn check_out(
+    place: &crate::processes::temporary::ScratchPlace,
+    base: &GitTree,
+    base_want: &(Vec<String>, Vec<String>),
+    head: Option<&GitTree>,
+    head_want: Option<&(Vec<String>, Vec<String>)>,
+) -> Result<Option<Checkout>, Error> {
+    let dir = tempfile::Builder::new()
+        .prefix("kustom-diff-")
+        .tempdir_in(&place.parent)
+        .map(crate::processes::Temporary::new)
+        .map_err(|e| {
+            Error::new(format!(
+                "creating a temporary directory in {}: {e}",
+                place.parent.display()
+            ))
+        })?;
+    let mut files = 0;
+    let sides = [
+        (Some(base), Some(base_want), "base"),
+        (head, head_want, "head"),
+    ];
+    for (tree, (dirs, paths), name) in sides.into_iter().filter_map(|(t, w, n)| Some((t?, w?, n))) {
+        let into = dir.path().join(name);
+        std::fs::create_dir_all(&into)
+            .map_err(|e| Error::new(format!("{}: {e}", into.display())))?;
+        match tree.materialize(&into, dirs, paths, place.budget)? {
+            git::Written::Files(n) => files += n,
+            git::Written::OverBudget => return Ok(None),
+        }
+    }
+    Ok(Some(Checkout { dir, files }))
 }
 
 /// The noise rules: `--ignore`, the repository's rules file at head
