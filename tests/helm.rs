@@ -189,3 +189,35 @@ fn kep_chart_plugin_inflates_and_references_follow_renames() {
             && out.contains("              name: team-greeter-message\n")
     );
 }
+
+/// A relative `--helm-command` with a `/` is taken from the directory
+/// kustom runs in (as kustomize runs it), not from the kustomization's.
+#[test]
+fn relative_helm_command_is_taken_from_the_working_directory() {
+    let Some(helm) = support::helm_or_skip() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("temp");
+    std::fs::create_dir(tmp.path().join("bin")).expect("mkdir");
+    std::os::unix::fs::symlink(&helm, tmp.path().join("bin/helm")).expect("symlink");
+    let tree = repo().join("examples/helm");
+    let grants = support::helm_reads(&helm);
+    let build = |command: &str| {
+        let mut args = vec![
+            "build",
+            "--enable-helm",
+            "--helm-command",
+            command,
+            s(&tree),
+        ];
+        args.extend(grants.iter().map(String::as_str));
+        Command::new(env!("CARGO_BIN_EXE_kustom"))
+            .args(&args)
+            .env("XDG_CONFIG_HOME", tmp.path().join("xdg"))
+            .current_dir(tmp.path())
+            .output()
+            .expect("run kustom")
+    };
+    let relative = ok(&build("./bin/helm"));
+    assert_eq!(relative, ok(&build(s(&helm))));
+}

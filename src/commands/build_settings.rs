@@ -220,7 +220,7 @@ impl BuildFlags {
             .to_string(),
             exec_env: self.env.clone(),
             enable_helm: self.enable_helm,
-            helm_command: self.helm_command.clone(),
+            helm_command: helm_command_from_cwd(&self.helm_command),
             sandbox: Arc::new(self.sandbox.sandbox(&config_home)?),
             audit: self.sandbox.audit()?,
             helm_overrides: self.kustomize.helm_overrides(),
@@ -280,5 +280,20 @@ pub fn config_home() -> PathBuf {
         _ => directories::BaseDirs::new()
             .map(|b| b.home_dir().join(".config"))
             .unwrap_or_else(|| PathBuf::from(".config")),
+    }
+}
+
+/// `--helm-command` as the builtin must run it: a relative path with a
+/// `/` (`./bin/helm`) is taken from the directory kustom was started in,
+/// as kustomize's `exec.Command` takes it, not from the kustomization's
+/// directory the builtin runs in; a bare name is looked up on `PATH`.
+fn helm_command_from_cwd(command: &str) -> String {
+    let path = std::path::Path::new(command);
+    if !command.contains('/') || path.is_absolute() {
+        return command.to_string();
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => cwd.join(path).to_string_lossy().into_owned(),
+        Err(_) => command.to_string(),
     }
 }
