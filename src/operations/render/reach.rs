@@ -38,6 +38,12 @@ pub trait Tree: Sync {
     fn resolve(&self, dir: &str, rel: &str, links: &mut Vec<String>) -> Resolved;
     /// The bytes of a file.
     fn read(&self, file: &str) -> Option<Vec<u8>>;
+    /// Read `files` ahead of the one-at-a-time reads that follow, where
+    /// that is cheaper in one pass (git objects); the file system does
+    /// nothing.
+    fn read_ahead(&self, files: &[String]) {
+        let _ = files;
+    }
     /// The files among `files` whose bytes `keep` accepts, with their
     /// bytes. `test` names the test: a tree that remembers answers by
     /// content ([`crate::operations::review::git::GitTree`]) asks each

@@ -20,6 +20,14 @@ pub enum Source {
 
 /// The roots of a tree whose files are `files` (tree paths), sorted.
 pub fn discover<T: Tree + ?Sized>(tree: &T, files: &[String]) -> (Vec<String>, Source) {
+    // Every kustomization file in one pass: the walks that follow (roots
+    // here, what each root reads later) read them one at a time.
+    let named: Vec<String> = files
+        .iter()
+        .filter(|f| FILE_NAMES.contains(&f.rsplit_once('/').map_or(f.as_str(), |(_, n)| n)))
+        .cloned()
+        .collect();
+    tree.read_ahead(&named);
     let dirs: BTreeSet<String> = files
         .iter()
         .flat_map(|f| {
@@ -41,13 +49,6 @@ pub fn discover<T: Tree + ?Sized>(tree: &T, files: &[String]) -> (Vec<String>, S
 
 /// Kustomization directories that no other kustomization includes.
 pub fn kustomization_roots<T: Tree + ?Sized>(tree: &T, files: &[String]) -> Vec<String> {
-    // Every kustomization file in one pass; the walk below reads them again.
-    let named: Vec<String> = files
-        .iter()
-        .filter(|f| FILE_NAMES.contains(&f.rsplit_once('/').map_or(f.as_str(), |(_, n)| n)))
-        .cloned()
-        .collect();
-    tree.read_matching(&named, "kustomization", &|_| true);
     let kdirs: BTreeSet<String> = files
         .iter()
         .filter_map(|f| {

@@ -135,6 +135,9 @@ struct Blob {
 }
 
 const SYMLINK: u32 = 0o120000;
+/// Object names up to this many bytes are written before the answers are
+/// read, on the same thread: far below a pipe's 64 KiB buffer.
+const SMALL_BATCH_BYTES: usize = 16 * 1024;
 const EXECUTABLE: u32 = 0o100755;
 
 /// Git objects read through one `git cat-file --batch`, shared by the
@@ -259,13 +262,21 @@ impl Objects {
             stdin,
             stdout,
         } = cat.as_mut().expect("started");
+        let names: Vec<u8> = oids
+            .iter()
+            .flat_map(|o| [o.as_bytes(), b"\n"].concat())
+            .collect();
         let result = std::thread::scope(|s| {
-            let writer = s.spawn(move || -> std::io::Result<()> {
-                let mut w = std::io::BufWriter::new(&mut *stdin);
-                for oid in oids {
-                    writeln!(w, "{oid}")?;
-                }
-                w.flush()
+            // A few names fit the pipe whole, so git's answers cannot hold
+            // up their writing: no thread needed (a thread per kustomization
+            // file read cost as much as the read).
+            let few = names.len() <= SMALL_BATCH_BYTES;
+            let written_now = few.then(|| stdin.write_all(&names).and_then(|()| stdin.flush()));
+            let writer = (!few).then(|| {
+                s.spawn(|| -> std::io::Result<()> {
+                    stdin.write_all(&names)?;
+                    stdin.flush()
+                })
             });
             let mut out = Ok(());
             for (i, oid) in oids.iter().enumerate() {
@@ -282,7 +293,11 @@ impl Objects {
                     break;
                 }
             }
-            let written = writer.join();
+            let written = match (written_now, writer) {
+                (Some(w), _) => Ok(w),
+                (None, Some(t)) => t.join(),
+                (None, None) => Ok(Ok(())),
+            };
             match (out, written) {
                 (Err(e), _) => Err(e),
                 (Ok(()), Ok(Ok(()))) => Ok(()),
@@ -531,6 +546,10 @@ impl Tree for GitTree {
     fn read(&self, file: &str) -> Option<Vec<u8>> {
         let b = self.blobs.get(file)?;
         self.blob(&b.oid).ok().map(|b| b.to_vec())
+    }
+
+    fn read_ahead(&self, files: &[String]) {
+        self.read_matching(files, "read ahead", &|_| true);
     }
 
     fn read_matching(
