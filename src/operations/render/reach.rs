@@ -55,12 +55,21 @@ pub trait Tree: Sync {
         keep: &dyn Fn(&[u8]) -> bool,
     ) -> Vec<(String, Vec<u8>)> {
         let _ = test;
-        files
-            .iter()
-            .filter_map(|f| Some((f.clone(), self.read(f)?)))
-            .filter(|(_, bytes)| keep(bytes))
-            .collect()
+        read_each_matching(self, files, keep)
     }
+}
+
+/// [`Tree::read_matching`] one file at a time.
+pub fn read_each_matching<T: Tree + ?Sized>(
+    tree: &T,
+    files: &[String],
+    keep: &dyn Fn(&[u8]) -> bool,
+) -> Vec<(String, Vec<u8>)> {
+    files
+        .iter()
+        .filter_map(|f| Some((f.clone(), tree.read(f)?)))
+        .filter(|(_, bytes)| keep(bytes))
+        .collect()
 }
 
 /// Join `rel` onto `dir`, both `/`-separated.

@@ -590,11 +590,7 @@ impl Tree for GitTree {
         }
         if streamed.is_err() {
             // Fall back to one read at a time, which reports nothing either.
-            return present
-                .into_iter()
-                .filter_map(|(f, b)| Some((f.clone(), self.blob(&b.oid).ok()?.to_vec())))
-                .filter(|(_, bytes)| keep(bytes))
-                .collect();
+            return crate::operations::render::reach::read_each_matching(self, files, keep);
         }
         let verdicts = lock(&objects.verdicts);
         present
