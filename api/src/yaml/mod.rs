@@ -22,6 +22,7 @@ mod read;
 mod resolve;
 mod scalars;
 mod scan;
+pub mod styled;
 mod tree;
 mod typing;
 mod write;
