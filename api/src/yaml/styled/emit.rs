@@ -129,9 +129,7 @@ fn encode<'n>(events: &mut Vec<Event<'n>>, node: &'n Node, tail: &'n str, keep_f
                         | Presentation::Literal
                         | Presentation::Folded
                 );
-                if tag == "!!str" && quoted {
-                    tag = "";
-                } else if resolve_tag(&node.value) == tag {
+                if (tag == "!!str" && quoted) || resolve_tag(&node.value) == tag {
                     tag = "";
                 } else if tag == "!!str" {
                     tag = "";
@@ -919,10 +917,8 @@ impl Emitter {
             match e.kind {
                 // A scalar value takes the key's line comment unless it has
                 // one of its own (then the key's is lost).
-                EventKind::Scalar => {
-                    if self.line.is_empty() {
-                        self.line = std::mem::take(&mut self.key_line);
-                    }
+                EventKind::Scalar if self.line.is_empty() => {
+                    self.line = std::mem::take(&mut self.key_line);
                 }
                 // A block collection follows: write it now, after the ':'.
                 EventKind::MappingStart | EventKind::SequenceStart if !e.flow => {
