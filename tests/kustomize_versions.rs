@@ -240,22 +240,6 @@ metadata:
     );
 }
 
-#[test]
-fn replacement_paths_into_yaml_text_are_refused_rather_than_misprinted() {
-    // kustomize v5.8 re-encodes such text with kyaml, comments and styles
-    // kept; kustom does not reproduce that encoder yet and says so.
-    let env = Env::new();
-    env.write("app/kustomization.yaml", "resources:\n- r.yaml\nreplacements:\n- sourceValue: new\n  targets:\n  - select:\n      name: dst\n    fieldPaths:\n    - data.app\\.yaml.server.host\n");
-    env.write("app/r.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dst\ndata:\n  app.yaml: |\n    server:\n      host: old  # kept by kustomize\n");
-    let got = kustom(&env, None, &["build", "app"]);
-    check(
-        "yaml text",
-        &got,
-        &Want::Error(&["data.app\\.yaml", "holds YAML text", "not yet YAML"]),
-    );
-    assert!(got.stdout.is_empty(), "nothing is printed on an error");
-}
-
 const ONE_DEPLOYMENT: &str =
     "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  replicas: 1\n";
 const PATCH: &str =

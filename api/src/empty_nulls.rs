@@ -75,6 +75,24 @@ pub fn plant(res: &mut Value) -> bool {
     planted
 }
 
+/// The recorded paths of a resource's values written empty, each a list
+/// of keys and indices (none when nothing was recorded).
+pub fn recorded(res: &Value) -> Vec<Vec<Value>> {
+    let Some(text) = resource::annotation(res, EMPTY_NULLS) else {
+        return Vec::new();
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(paths)) => paths
+            .into_iter()
+            .filter_map(|p| match p {
+                Value::Array(steps) => Some(steps),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Whether `v` is the marker of an empty null.
 pub fn is_marker(v: &Value) -> bool {
     v.as_str() == Some(MARKER)
@@ -144,6 +162,13 @@ mod tests {
             vec![json!(["spec", "a"]), json!(["spec", "l", 0, "b"])],
         );
         assert!(resource::annotation(&r, EMPTY_NULLS).is_some());
+        assert_eq!(
+            recorded(&r),
+            vec![
+                vec![json!("spec"), json!("a")],
+                vec![json!("spec"), json!("l"), json!(0), json!("b")]
+            ]
+        );
         assert!(plant(&mut r));
         assert!(is_marker(&r["spec"]["a"]) && is_marker(&r["spec"]["l"][0]["b"]));
         r["spec"].as_object_mut().unwrap().remove("a");

@@ -14,6 +14,9 @@
 //! would misread them, multi-line strings as literal blocks, long scalars
 //! folded at 80 columns. [`try_to_yaml`] also reports the few values
 //! kustomize itself fails to print.
+//!
+//! [`styled`] reads and writes YAML the other way kustomize does, as kyaml's
+//! nodes with their comments and styles, for text kustomize edits in place.
 
 mod direct;
 mod error;
@@ -22,6 +25,7 @@ mod read;
 mod resolve;
 mod scalars;
 mod scan;
+pub mod styled;
 mod tree;
 mod typing;
 mod write;

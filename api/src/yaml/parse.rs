@@ -72,6 +72,7 @@ pub(crate) struct Parser<'a> {
 fn error<T>(mark: Mark, problem: &str) -> Result<T> {
     Err(SyntaxError {
         line: mark.line,
+        reached: mark.line,
         problem: problem.to_string(),
     })
 }

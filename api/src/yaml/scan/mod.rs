@@ -11,6 +11,7 @@
 //! rejects are accepted or rejected here too.
 
 mod chars;
+mod comments;
 mod scalars;
 mod tags;
 
@@ -124,14 +125,19 @@ pub(crate) struct Token {
 /// A scanner or parser error: what and where (0-based line).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SyntaxError {
+    /// The line go-yaml reports the error on (its "context" position).
     pub line: usize,
+    /// The line the reader had reached (go-yaml's "problem" position),
+    /// which go-yaml reports when the context is on the first line.
+    pub reached: usize,
     pub problem: String,
 }
 
 impl SyntaxError {
-    fn at(mark: Mark, problem: impl Into<String>) -> Self {
+    fn at(mark: Mark, reached: Mark, problem: impl Into<String>) -> Self {
         SyntaxError {
             line: mark.line,
+            reached: reached.line,
             problem: problem.into(),
         }
     }
@@ -187,6 +193,9 @@ pub(crate) struct Scanner<'a> {
     simple_key_allowed: bool,
     started: bool,
     ended: bool,
+    /// Comments and where they belong, collected only for the
+    /// style-keeping reader (`None` on the ordinary path, which skips them).
+    comments: Option<Box<comments::Comments>>,
 }
 
 impl<'a> Scanner<'a> {
@@ -206,8 +215,16 @@ impl<'a> Scanner<'a> {
             simple_key_allowed: false,
             started: false,
             ended: false,
+            comments: None,
         };
         scanner.reset(text);
+        scanner
+    }
+
+    /// A scanner that also records comments (see [`Scanner::comments_mut`]).
+    pub(crate) fn with_comments(text: &'a str) -> Self {
+        let mut scanner = Scanner::new(text);
+        scanner.comments = Some(Box::default());
         scanner
     }
 
@@ -232,9 +249,12 @@ impl<'a> Scanner<'a> {
         self.simple_key_allowed = false;
         self.started = false;
         self.ended = false;
+        if let Some(c) = self.comments.as_mut() {
+            c.queue.clear();
+        }
     }
     fn error<T>(&self, mark: Mark, problem: &str) -> Result<T> {
-        Err(SyntaxError::at(mark, problem))
+        Err(SyntaxError::at(mark, self.mark, problem))
     }
 
     // --- token queue --------------------------------------------------------
@@ -434,13 +454,25 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
-    /// Close block collections deeper than `col`.
-    fn unroll_indent(&mut self, col: isize) {
+    /// Close block collections deeper than `col`. `scan_mark` is where
+    /// the skip to the current position started: with comments kept, each
+    /// BLOCK-END goes before the foot comments of its block found since.
+    fn unroll_indent(&mut self, col: isize, scan_mark: Mark) {
         if self.flow_level > 0 {
             return;
         }
+        let mut block_mark = Mark {
+            index: scan_mark.index.saturating_sub(1),
+            ..scan_mark
+        };
         while self.indent > col {
-            self.push(Tok::BlockEnd, self.mark);
+            let mark = if self.keeps_comments() {
+                block_mark = self.block_end_mark(block_mark);
+                block_mark
+            } else {
+                self.mark
+            };
+            self.push(Tok::BlockEnd, mark);
             self.indent = self.indents.pop().unwrap_or(-1);
         }
     }
@@ -456,8 +488,9 @@ impl<'a> Scanner<'a> {
             self.push(Tok::StreamStart, self.mark);
             return Ok(());
         }
+        let scan_mark = self.mark;
         self.scan_to_next_token()?;
-        self.unroll_indent(self.mark.col as isize);
+        self.unroll_indent(self.mark.col as isize, scan_mark);
         if self.is_z(0) {
             return self.fetch_stream_end();
         }
@@ -476,6 +509,11 @@ impl<'a> Scanner<'a> {
                 return self.fetch_document_indicator(tok);
             }
         }
+        let comment_mark = if self.keeps_comments() {
+            self.line_comment_mark(c)
+        } else {
+            self.mark
+        };
         match c {
             b'[' => self.fetch_flow_collection_start(Tok::FlowSequenceStart)?,
             b'{' => self.fetch_flow_collection_start(Tok::FlowMappingStart)?,
@@ -502,7 +540,11 @@ impl<'a> Scanner<'a> {
             .back()
             .is_some_and(|t| matches!(t.tok, Tok::BlockEntry))
         {
-            self.skip_line_comment();
+            if self.keeps_comments() {
+                self.scan_line_comment(comment_mark);
+            } else {
+                self.skip_line_comment();
+            }
         }
         Ok(())
     }
@@ -536,6 +578,7 @@ impl<'a> Scanner<'a> {
 
     /// Skip blanks, comments and line breaks up to the next token.
     fn scan_to_next_token(&mut self) -> Result<()> {
+        let scan_mark = self.mark;
         loop {
             if self.mark.col == 0 && self.rest().starts_with(b"\xEF\xBB\xBF") {
                 self.skip();
@@ -553,7 +596,12 @@ impl<'a> Scanner<'a> {
             }
             // Blanks leave `newlines` alone; only the position moves.
             self.skip_spaces(n);
-            if self.at(0) == b'#' {
+            if self.keeps_comments() {
+                self.retarget_entry_comment();
+                if self.at(0) == b'#' {
+                    self.scan_comments(scan_mark);
+                }
+            } else if self.at(0) == b'#' {
                 self.skip_comments();
             }
             if self.is_break(0) {
@@ -619,7 +667,7 @@ impl<'a> Scanner<'a> {
             self.mark.col = 0;
             self.mark.line += 1;
         }
-        self.unroll_indent(-1);
+        self.unroll_indent(-1, self.mark);
         self.remove_simple_key()?;
         self.simple_key_allowed = false;
         self.push(Tok::StreamEnd, self.mark);
@@ -627,7 +675,7 @@ impl<'a> Scanner<'a> {
     }
 
     fn fetch_directive(&mut self) -> Result<()> {
-        self.unroll_indent(-1);
+        self.unroll_indent(-1, self.mark);
         self.remove_simple_key()?;
         self.simple_key_allowed = false;
         let start = self.mark;
@@ -637,7 +685,7 @@ impl<'a> Scanner<'a> {
     }
 
     fn fetch_document_indicator(&mut self, tok: Tok) -> Result<()> {
-        self.unroll_indent(-1);
+        self.unroll_indent(-1, self.mark);
         self.remove_simple_key()?;
         self.simple_key_allowed = false;
         let start = self.mark;

@@ -37,6 +37,9 @@ impl<'a> Scanner<'a> {
         }
         self.skip_blanks();
         if self.at(0) == b'#' {
+            if self.keeps_comments() {
+                self.scan_line_comment(start);
+            }
             self.skip_run(&LINE_STOPS);
         }
         if !self.is_breakz(0) {

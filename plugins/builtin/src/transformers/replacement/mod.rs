@@ -16,6 +16,7 @@ mod path;
 mod scalar;
 mod select;
 mod touches;
+mod yaml_text;
 
 pub(crate) use touches::{touches, Side};
 
@@ -628,11 +629,19 @@ fn copy_to_target(
             let obj = resources
                 .get_mut(index)
                 .ok_or_else(|| err!("target resource vanished"))?;
+            // kustomize #5679 (v5.8.0): a value written empty is text the
+            // walk goes on into (and fails in), unlike `null`.
+            let empty_nulls = if version.is_5_8() {
+                recorded_empty_nulls(obj)
+            } else {
+                Vec::new()
+            };
             path::for_each_target(
                 obj,
                 &parts,
                 create_kind,
                 version.is_5_8(),
+                &empty_nulls,
                 &mut |target: Target<'_>| {
                     let detached = target.path.is_none();
                     if let Err(e) =
@@ -662,6 +671,24 @@ fn copy_to_target(
         follow_source(held, resources, index, &written);
     }
     Ok(())
+}
+
+/// Where a resource has values written empty (`key:`), as the core recorded
+/// them when it read the resource.
+fn recorded_empty_nulls(obj: &Value) -> Vec<Vec<Step>> {
+    kustom_api::empty_nulls::recorded(obj)
+        .into_iter()
+        .filter_map(|steps| {
+            steps
+                .into_iter()
+                .map(|s| match s {
+                    Value::String(k) => Some(Step::Key(k)),
+                    Value::Number(n) => n.as_u64().map(|i| Step::Index(i as usize)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Keep the held value in step with the live source node after targets in

@@ -10,6 +10,7 @@
 //! Both are reproduced here over JSON values, with their error texts.
 
 use super::scalar;
+use super::yaml_text;
 use crate::selecting::path_elements::{self, atoi, is_index, is_list_selector, split_selector};
 use kustom_api::{err, Error, Value};
 use regex::Regex;
@@ -66,33 +67,6 @@ fn split_escaped(path: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// The text of a field parsed as YAML, for the walk to go on in (kyaml
-/// v0.21, kustomize #5679): a syntax error ends the walk, and text that holds
-/// no node at all cannot hold the next part.
-fn parse_held_text(text: &str, rest: &[String]) -> Result<Value, Error> {
-    let documents = kustom_api::yaml::parse_stream(text).map_err(|e| err!("yaml: {e}"))?;
-    if let Some(document) = documents.into_iter().next() {
-        return Ok(document);
-    }
-    let holds_a_node = text
-        .lines()
-        .map(str::trim)
-        .any(|l| !l.is_empty() && !l.starts_with('#') && l != "---" && l != "...");
-    if holds_a_node {
-        // `null` or `~`: a null scalar, walked like any null field.
-        return Ok(Value::Null);
-    }
-    let next = rest.first().map(String::as_str).unwrap_or("");
-    let expected = if is_index(next) || is_list_selector(next) || next == "*" {
-        "SequenceNode"
-    } else {
-        "MappingNode"
-    };
-    Err(err!(
-        "wrong node kind: expected {expected} but got : node contents:\nnull\n"
-    ))
 }
 
 /// kyaml's "wrong node kind" error, with the node printed as YAML.
@@ -249,19 +223,22 @@ pub(crate) struct Target<'a> {
 /// Match a target field path (kyaml's `PathMatcher`), creating missing
 /// parts when `create` is set, and hand every matched field to `visit`.
 /// `into_strings`: a field holding text with more of the path to go is
-/// parsed and walked into (kyaml v0.21's matcher); what is matched there is
-/// a copy, so setting it changes nothing. Returns how many fields were
-/// visited.
+/// read as YAML and walked into (kyaml v0.21's matcher, [`yaml_text`]);
+/// what is matched there is a copy, so setting it changes nothing.
+/// `empty_nulls`: where the resource has values written empty (`key:`),
+/// which kyaml reads as empty text. Returns how many fields were visited.
 pub(crate) fn for_each_target(
     root: &mut Value,
     parts: &[String],
     create: Option<NodeKind>,
     into_strings: bool,
+    empty_nulls: &[Vec<Step>],
     visit: &mut dyn FnMut(Target<'_>) -> Result<(), Error>,
 ) -> Result<usize, Error> {
     Matcher {
         create,
         into_strings,
+        empty_nulls,
         visit,
         path: Vec::new(),
         detached: 0,
@@ -272,6 +249,7 @@ pub(crate) fn for_each_target(
 struct Matcher<'v> {
     create: Option<NodeKind>,
     into_strings: bool,
+    empty_nulls: &'v [Vec<Step>],
     visit: &'v mut dyn FnMut(Target<'_>) -> Result<(), Error>,
     /// The concrete location of the node being walked.
     path: Vec<Step>,
@@ -300,6 +278,27 @@ impl Matcher<'_> {
         let found = self.walk(node, fresh, rest);
         self.detached -= 1;
         found
+    }
+
+    /// Walk on into the YAML text of a field: every match is in a copy,
+    /// handed to the caller for its kind only.
+    fn walk_held_text(&mut self, text: &str, rest: &[String]) -> Result<usize, Error> {
+        let found = yaml_text::walk_text(text, rest, self.create).map_err(|e| e.into_error())?;
+        self.detached += 1;
+        let mut result = Ok(());
+        for target in &found {
+            let mut copy = if target.scalar {
+                Value::String(String::new())
+            } else {
+                Value::Object(Default::default())
+            };
+            result = self.hit(&mut copy, false, None);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.detached -= 1;
+        result.map(|()| found.len())
     }
 
     /// Hand one matched field to the caller.
@@ -406,9 +405,18 @@ impl Matcher<'_> {
         let step = Step::Key(part.to_string());
         if let Some(child) = map.get_mut(part) {
             if self.into_strings && !rest.is_empty() {
-                if let Some((_, text)) = scalar::tag_and_text(child).filter(|_| !child.is_null()) {
-                    let mut parsed = parse_held_text(&text, rest)?;
-                    return self.detached(&mut parsed, false, rest);
+                // kyaml reads the text of any scalar; a null written as
+                // `null` or `~` is not walked into, but one written empty is
+                // empty text.
+                let text = if child.is_null() {
+                    let mut here = self.path.clone();
+                    here.push(step.clone());
+                    (self.detached == 0 && self.empty_nulls.contains(&here)).then(String::new)
+                } else {
+                    scalar::tag_and_text(child).map(|(_, t)| t)
+                };
+                if let Some(text) = text {
+                    return self.walk_held_text(&text, rest);
                 }
             }
             return self.child(child, false, step, rest);
@@ -726,7 +734,7 @@ mod tests {
 
     fn collect(doc: &mut Value, p: &str, create: Option<NodeKind>) -> Result<Vec<Value>, Error> {
         let mut seen = Vec::new();
-        for_each_target(doc, &parts(p), create, false, &mut |t| {
+        for_each_target(doc, &parts(p), create, false, &[], &mut |t| {
             seen.push(t.value.clone());
             *t.value = json!("SET");
             Ok(())
