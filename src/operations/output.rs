@@ -206,6 +206,19 @@ pub fn write_resource(out: &mut String, r: &Doc, top: &Kustomization) {
     write_resource_kept(out, r, &KeptAnnotations::of(top), top);
 }
 
+/// Append one resource's YAML as `build -o DIR` writes it into a file of
+/// its own: as printed, but a folded scalar keeps what its file said
+/// (kustomize writes those files from the values it holds, `build`'s
+/// output from values re-read; see `yaml::restore_folded_as_written`).
+pub fn write_resource_file(out: &mut String, r: &Doc, top: &Kustomization) {
+    if !yaml::any_folded_changed() {
+        return write_resource(out, r, top);
+    }
+    let mut v = final_value(r, top);
+    yaml::restore_folded_as_written(&mut v);
+    yaml::write_yaml(out, &v);
+}
+
 fn write_resource_kept(out: &mut String, r: &Doc, kept: &KeptAnnotations, top: &Kustomization) {
     match JsonView::parse(r.json()) {
         Some(mut v) => {

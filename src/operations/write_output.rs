@@ -128,7 +128,7 @@ pub fn write_dir(resources: &[Doc], top: &Kustomization, dir: &Path) -> Result<(
     for (name, r) in &files {
         let staged = stage.path().join(name);
         let mut text = String::new();
-        output::write_resource(&mut text, r, top);
+        output::write_resource_file(&mut text, r, top);
         write_new_file(&staged, text.as_bytes(), mode).map_err(|e| fail("writing", &staged, e))?;
     }
     let aside = stage.path().join(".replaced");
@@ -187,7 +187,7 @@ fn write_into_empty(
     for (name, r) in files {
         let target = dir.join(name);
         let mut text = String::new();
-        output::write_resource(&mut text, r, top);
+        output::write_resource_file(&mut text, r, top);
         if let Err(e) = write_new_file(&target, text.as_bytes(), mode) {
             // create_new: a file that appeared meanwhile is not ours to remove.
             if e.kind() != std::io::ErrorKind::AlreadyExists {

@@ -16,10 +16,11 @@
 //! root that is not a mapping, a `*List`, and every error.
 //! `tests/direct_reader.rs` holds the two readers to the same results.
 
+use super::folded::folded_as_printed;
 use super::parse::{Event, Parser};
 use super::resolve::{resolve_plain, Resolved};
 use super::scan::ScalarStyle;
-use super::typing::{folded_after_kyaml, rules, short_tag, MAX_NESTING};
+use super::typing::{rules, short_tag, MAX_NESTING};
 
 /// The document is one for the general reader ([`tree`](super::tree)).
 #[derive(Debug)]
@@ -314,7 +315,7 @@ impl Writer {
             }
             self.plain(&text)?;
         } else if style == ScalarStyle::Folded {
-            write_str(&mut self.out, &folded_after_kyaml(text));
+            write_str(&mut self.out, &folded_as_printed(text));
         } else {
             write_str(&mut self.out, &text);
         }

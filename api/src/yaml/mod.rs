@@ -20,6 +20,7 @@
 
 mod direct;
 mod error;
+mod folded;
 mod parse;
 mod read;
 mod resolve;
@@ -32,6 +33,9 @@ mod write;
 
 pub use direct::ObjectText;
 pub use error::YamlError;
+pub use folded::{
+    any_changed as any_folded_changed, restore_as_written as restore_folded_as_written,
+};
 pub use read::{
     for_each_document, for_each_document_with_empty_nulls, for_each_resource_document,
     parse_kustomization, parse_stream, parse_stream_as_patch, parse_stream_with_empty_nulls,

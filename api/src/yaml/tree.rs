@@ -7,11 +7,12 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::error::YamlError;
+use super::folded::folded_as_printed;
 use super::parse::Event;
 use super::scan::ScalarStyle;
 use super::typing::{
-    folded_after_kyaml, go_quote, is_merge_key, is_plain_null, nested_key, root_key, scalar_value,
-    short_tag, Scalar, LENIENT_V2, MAX_NESTING, NULL_ANNOTATIONS_KEPT,
+    go_quote, is_merge_key, is_plain_null, nested_key, root_key, scalar_value, short_tag, Scalar,
+    LENIENT_V2, MAX_NESTING, NULL_ANNOTATIONS_KEPT,
 };
 
 /// One document read from a stream.
@@ -188,7 +189,7 @@ impl Builder {
                         && is_plain_null(&value)
                         && NULL_ANNOTATIONS_KEPT.with(|m| m.get()));
                 let value = if style == ScalarStyle::Folded && !annotation {
-                    folded_after_kyaml(value)
+                    folded_as_printed(value)
                 } else {
                     value
                 };

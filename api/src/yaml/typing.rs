@@ -5,7 +5,6 @@
 use serde_json::{Number, Value};
 
 use super::error::YamlError;
-use super::parse::{Event, Parser};
 use super::resolve::{resolve_plain, Resolved, Rules};
 
 thread_local! {
@@ -39,103 +38,6 @@ pub(super) struct Scalar {
     /// Short form (`!!int`, `!foo`); None when absent or the non-specific `!`.
     pub(super) tag: Option<String>,
     pub(super) line: usize,
-}
-
-/// The value a folded (`>`) scalar has after kustomize is done with it.
-///
-/// kyaml re-encodes each resource with go-yaml v3 and decodes it again
-/// before printing, and v3 writes folded scalars back in folded style with
-/// a bug: whether a line break needs doubling is decided from the first
-/// line of the whole text instead of the line that follows. So the text is
-/// written the way v3 writes it and read back. (kustomize's encoder does
-/// not fold long lines there: more-indented long lines come back intact.)
-pub(super) fn folded_after_kyaml(value: String) -> String {
-    // Any indentation will do: no line is folded for width.
-    const INDENT: usize = 2;
-    let is_break = |c: char| matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}');
-    // v3 keeps block style unless the text is empty, has a space before a
-    // line break or at its very end, or characters it must escape.
-    let printable = |c: char| {
-        matches!(c, '\t' | '\n' | ' '..='~' | '\u{A0}'..='\u{D7FF}')
-            || (('\u{E000}'..='\u{FFFD}').contains(&c) && c != '\u{FEFF}')
-    };
-    if value.is_empty()
-        || value.ends_with(' ')
-        || value.contains(" \n")
-        || !value.chars().all(printable)
-        || value.contains('\u{2028}')
-        || value.contains('\u{2029}')
-    {
-        return value;
-    }
-    let mut out = String::with_capacity(value.len() + 16);
-    out.push('>');
-    if value.starts_with(|c: char| c == ' ' || is_break(c)) {
-        out.push('2');
-    }
-    let mut rev = value.chars().rev();
-    match (rev.next(), rev.next()) {
-        (Some(last), _) if !is_break(last) => out.push('-'),
-        (Some(_), None) => out.push('+'),
-        (Some(_), Some(prev)) if is_break(prev) => out.push('+'),
-        _ => {}
-    }
-    // The bug: the check looks at the first non-break character of the
-    // whole text.
-    let first_blank = value
-        .chars()
-        .find(|&c| !is_break(c))
-        .is_none_or(|c| c == ' ' || c == '\t');
-    // The header line ends right away (go-yaml v2 writes it so, and so
-    // does the v3 kustomize uses: a leading empty line survives).
-    out.push('\n');
-    let mut column = 0;
-    let mut indention = true;
-    let newline = |out: &mut String, column: &mut usize, indention: &mut bool| {
-        out.push('\n');
-        *column = 0;
-        *indention = true;
-    };
-    let write_indent = |out: &mut String, column: &mut usize, indention: &mut bool| {
-        if !*indention || *column > INDENT {
-            newline(out, column, indention);
-        }
-        if *column < INDENT {
-            out.push_str("  ");
-            *column = INDENT;
-        }
-    };
-    let mut breaks = true;
-    let mut leading_spaces = true;
-    for c in value.chars() {
-        if is_break(c) {
-            if !breaks && !leading_spaces && c == '\n' && !first_blank {
-                newline(&mut out, &mut column, &mut indention);
-            }
-            if c == '\n' {
-                newline(&mut out, &mut column, &mut indention);
-            } else {
-                out.push(c);
-                column = 0;
-                indention = true;
-            }
-            breaks = true;
-        } else {
-            if breaks {
-                write_indent(&mut out, &mut column, &mut indention);
-                leading_spaces = c == ' ' || c == '\t';
-            }
-            out.push(c);
-            column += 1;
-            indention = false;
-            breaks = false;
-        }
-    }
-    let mut parser = Parser::new(&out);
-    match parser.next_event() {
-        Ok(Some(Event::Scalar { value: reread, .. })) => reread,
-        _ => value,
-    }
 }
 
 /// The short form of a resolved tag; None for the non-specific `!`, which
