@@ -1251,3 +1251,41 @@ images:
         Want::Fails("considering field 'metadata/labels/*' of object Deployment.v1.apps/"),
     );
 }
+
+/// Fields the build reads late (helm charts, vars, label field specs,
+/// metadata, sort options) are still typed when the kustomization is read,
+/// as kustomize's decoder types them: an unknown or mistyped field there is
+/// an error, not a chart that might run anyway.
+#[test]
+fn late_read_fields_are_typed_on_load() {
+    let cases: &[(&str, &str)] = &[
+        ("helmCharts:\n- name: x\n  bogus: 1\n", "json: unknown field \"bogus\" (in helmCharts)"),
+        (
+            "helmCharts:\n- name: x\n  includeCRDs: \"yes\"\n",
+            "cannot unmarshal string into Go struct field HelmChart.helmCharts.includeCRDs of type bool",
+        ),
+        ("helmGlobals:\n  chartHome: c\n  bogus: 1\n", "json: unknown field \"bogus\" (in helmGlobals)"),
+        ("helmChartInflationGenerator:\n- chartName: x\n  bogus: 1\n", "json: unknown field \"bogus\""),
+        ("vars:\n- name: V\n  objref: {kind: A, name: b, bogus: 1}\n", "json: unknown field \"bogus\" (in vars)"),
+        (
+            "labels:\n- pairs: {a: b}\n  fields:\n  - path: x\n    create: \"yes\"\n",
+            "Go struct field FieldSpec.labels.fields.create of type bool",
+        ),
+        ("metadata:\n  name: a\n  bogus: 1\n", "json: unknown field \"bogus\" (in metadata)"),
+        ("sortOptions:\n  order: fifo\n  bogus: 1\n", "json: unknown field \"bogus\" (in sortOptions)"),
+    ];
+    for (i, (fields, message)) in cases.iter().enumerate() {
+        let kustomization = format!("resources:\n- cm.yaml\n{fields}");
+        check(
+            &format!("late-read field {i}"),
+            &[
+                ("kustomization.yaml", kustomization.as_str()),
+                (
+                    "cm.yaml",
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+                ),
+            ],
+            Want::Fails(message),
+        );
+    }
+}

@@ -293,8 +293,44 @@ pub fn find_file(dir: &Path) -> Result<PathBuf, Error> {
     }
 }
 
+/// Fields this type holds as plain values (the build reads them later, or
+/// never), which kustomize's decoder still types: checked against its
+/// types, for its errors (`json: unknown field "bogus"`, `cannot unmarshal
+/// string into Go struct field HelmChart.helmCharts.includeCRDs of type
+/// bool`).
+const UNTYPED_FIELDS: &[&str] = &[
+    "metadata",
+    "labels",
+    "vars",
+    "sortOptions",
+    "helmGlobals",
+    "helmCharts",
+    "helmChartInflationGenerator",
+];
+
+/// Decode [`UNTYPED_FIELDS`] as kustomize's types, one at a time, so each
+/// error names its own field.
+fn check_untyped_fields(value: &Value, file: &Path) -> Result<(), Error> {
+    for name in UNTYPED_FIELDS {
+        let Some(field) = value.get(name) else {
+            continue;
+        };
+        let alone = Value::Object([(name.to_string(), field.clone())].into_iter().collect());
+        if let Err(e) = types::normalize(&alone, &types::KUSTOMIZATION) {
+            let message = e.to_string();
+            let detail = message
+                .strip_prefix("invalid Kustomization: ")
+                .unwrap_or(&message);
+            return Err(Error::new(format!(
+                "invalid Kustomization {}: {detail} (in {name}); fix the field (see the kustomization reference)",
+                file.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl Kustomization {
-    /// Parse a kustomization file's text; `file` names it in errors.
     /// What the release `version` rejects in a kustomization that parsed.
     pub fn check_for(
         &self,
@@ -344,6 +380,7 @@ impl Kustomization {
         Ok(())
     }
 
+    /// Parse a kustomization file's text; `file` names it in errors.
     pub fn parse(text: &str, file: &Path) -> Result<Kustomization, Error> {
         let docs = yaml::parse_kustomization(text)
             .map_err(|e| e.context(format!("invalid Kustomization {}", file.display())))?;
@@ -377,6 +414,7 @@ impl Kustomization {
             )));
         }
         nulls::zero_nulls(&mut value);
+        check_untyped_fields(&value, file)?;
         let empty = nulls::is_empty(&value);
         for warning in deprecation_warnings(&value) {
             eprintln!("{warning}");
