@@ -1264,6 +1264,14 @@ fn late_read_fields_are_typed_on_load() {
             "helmCharts:\n- name: x\n  includeCRDs: \"yes\"\n",
             "cannot unmarshal string into Go struct field HelmChart.helmCharts.includeCRDs of type bool",
         ),
+        (
+            "helmCharts:\n- name: x\n  version: 1.0\n",
+            "json: cannot unmarshal number into Go struct field HelmChart.helmCharts.version of type string",
+        ),
+        (
+            "helmCharts:\n- name: x\n  valuesInline: 3\n",
+            "HelmChart.helmCharts.valuesInline of type map[string]interface {}",
+        ),
         ("helmGlobals:\n  chartHome: c\n  bogus: 1\n", "json: unknown field \"bogus\" (in helmGlobals)"),
         ("helmChartInflationGenerator:\n- chartName: x\n  bogus: 1\n", "json: unknown field \"bogus\""),
         ("vars:\n- name: V\n  objref: {kind: A, name: b, bogus: 1}\n", "json: unknown field \"bogus\" (in vars)"),

@@ -22,8 +22,8 @@ pub enum Ty {
     StrMap,
     /// Go `map[string]bool`.
     BoolMap,
-    /// Anything (`map[string]interface{}`, or a type edit never changes).
-    Any,
+    /// Go `map[string]interface{}`: any object.
+    AnyMap,
     /// A struct (named, for error messages).
     Obj(&'static Struct),
     /// A slice of structs.
@@ -66,7 +66,7 @@ const fn f(name: &'static str, ty: Ty, omit: Omit) -> Field {
 }
 
 use Omit::{Empty, Never, Nil};
-use Ty::{Any, Bool, BoolMap, Int, List, Obj, Str, StrList, StrMap};
+use Ty::{AnyMap, Bool, BoolMap, Int, List, Obj, Str, StrList, StrMap};
 
 static OBJECT_META: Struct = Struct {
     name: "ObjectMeta",
@@ -178,7 +178,7 @@ static HELM_CHART: Struct = Struct {
         f("namespace", Str, Empty),
         f("additionalValuesFiles", StrList, Empty),
         f("valuesFile", Str, Empty),
-        f("valuesInline", Any, Empty),
+        f("valuesInline", AnyMap, Empty),
         f("valuesMerge", Str, Empty),
         f("includeCRDs", Bool, Empty),
         f("skipHooks", Bool, Empty),
@@ -201,7 +201,7 @@ static HELM_CHART_ARGS: Struct = Struct {
         f("helmBin", Str, Empty),
         f("helmHome", Str, Empty),
         f("values", Str, Empty),
-        f("valuesLocal", Any, Empty),
+        f("valuesLocal", AnyMap, Empty),
         f("valuesMerge", Str, Empty),
         f("releaseName", Str, Empty),
         f("releaseNamespace", Str, Empty),
@@ -399,8 +399,9 @@ pub fn normalize(v: &Value, s: &'static Struct) -> Result<Option<Value>, Error> 
 }
 
 fn mismatch(v: &Value, s: &Struct, path: &str, go_type: &str) -> Error {
+    // Go names the number only when it does not fit an integer field.
     let number = match v {
-        Value::Number(n) => format!(" {n}"),
+        Value::Number(n) if go_type == "int64" => format!(" {n}"),
         _ => String::new(),
     };
     Error::new(format!(
@@ -546,7 +547,10 @@ fn normalize_field(v: &Value, ty: &Ty, parent: &Struct, path: &str) -> Result<Va
                 other => return Err(mismatch(other, parent, path, go)),
             }
         }
-        Ty::Any => v.clone(),
+        Ty::AnyMap => match v {
+            Value::Null | Value::Object(_) => v.clone(),
+            other => return Err(mismatch(other, parent, path, "map[string]interface {}")),
+        },
         Ty::Obj(s) => match normalize_struct(v, s, path)? {
             Some(m) => Value::Object(m),
             None => Value::Null,
