@@ -1000,6 +1000,35 @@ fn explain_credits_each_changed_field_to_its_entry() {
     );
 }
 
+/// A removed resource is credited to the entry that made it at base: the
+/// reviewer sees which entry's removal took it away.
+#[test]
+fn explain_credits_a_removed_resource_to_its_entry_at_base() {
+    let (env, _) = repo();
+    env.write(
+        "apps/web/base/kustomization.yaml",
+        "resources:\n- deploy.yaml\n",
+    );
+    let (code, report) = json(&env, &["--explain"]);
+    assert_eq!(code, 1);
+    let credits = credits_of(&report, "apps/web/overlays/dev");
+    assert_eq!(
+        credits,
+        [(
+            "ConfigMap".to_string(),
+            String::new(),
+            "apps/web/base/kustomization.yaml".to_string(),
+            "resources: cm.yaml".to_string()
+        )],
+        "{report}"
+    );
+    let (_, text, _) = diff(&env, &["--explain"]);
+    assert!(
+        text.contains("ConfigMap web-dev/static removed: made at base by\n#   (whole resource) <- apps/web/base/kustomization.yaml: resources: cm.yaml"),
+        "{text}"
+    );
+}
+
 /// The credits of `root`'s changed resources: (kind, field, kustomization, entry).
 fn credits_of(report: &Value, root: &str) -> Vec<(String, String, String, String)> {
     let root = report["roots"]

@@ -132,12 +132,12 @@ pub fn text(report: &Report, color: bool) -> String {
         }
         for res in &root.resources {
             if !res.explain.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "# {} {}: set by",
-                    resource_label(res),
-                    word(res.change)
-                );
+                let by = if res.change == Change::Removed {
+                    "made at base by"
+                } else {
+                    "set by"
+                };
+                let _ = writeln!(out, "# {} {}: {by}", resource_label(res), word(res.change));
                 explain_lines(res, &mut out);
             }
             for line in res.diff.lines() {

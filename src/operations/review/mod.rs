@@ -341,7 +341,7 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
                 short(&base_sha)
             };
             let label = format!("{}@{side}", plans[i].name);
-            if h && req.explain {
+            if req.explain {
                 let log = explain_sink.in_memory_for_root(&label);
                 *logs[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(log.clone());
                 s.audit = Some(log);
@@ -356,7 +356,7 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
         },
     );
     let mut results: BTreeMap<(usize, bool), Result<Output, String>> = BTreeMap::new();
-    let mut audit: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
+    let mut audit: BTreeMap<(usize, bool), Vec<Value>> = BTreeMap::new();
     for (j, &(i, h)) in jobs.iter().enumerate() {
         let out = outputs[j]
             .lock()
@@ -365,7 +365,7 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
             .unwrap_or_else(|| Err("the build did not finish".into()));
         results.insert((i, h), out);
         if let Some(log) = logs[j].lock().unwrap_or_else(|e| e.into_inner()).take() {
-            audit.insert(i, log.entries());
+            audit.insert((i, h), log.entries());
         }
     }
 
@@ -378,8 +378,11 @@ pub fn diff(req: &Request, settings: &Settings, opts: &Options) -> Result<(Repor
         }
         let base = results.remove(&(i, false));
         let head = results.remove(&(i, true));
-        let log = audit.get(&i).map(Vec::as_slice).unwrap_or(&[]);
-        let report = compare(&p.name, base, head, req, &rules, log, &relative);
+        let logs = Logs {
+            base: audit.get(&(i, false)).map(Vec::as_slice).unwrap_or(&[]),
+            head: audit.get(&(i, true)).map(Vec::as_slice).unwrap_or(&[]),
+        };
+        let report = compare(&p.name, base, head, req, &rules, logs, &relative);
         // A root whose every change is hidden stays, unchanged, for its count.
         if report.status != Status::Unchanged || report.hidden > 0 {
             roots.push(report);
@@ -569,6 +572,13 @@ fn short(rev: &str) -> String {
     }
 }
 
+/// One root's audit records at base and head (empty without `--explain`).
+#[derive(Clone, Copy)]
+struct Logs<'a> {
+    base: &'a [Value],
+    head: &'a [Value],
+}
+
 /// One root's report from its outputs at base and head (None: not a root
 /// at that side).
 fn compare(
@@ -577,7 +587,7 @@ fn compare(
     head: Option<Result<Output, String>>,
     req: &Request,
     rules: &Rules,
-    log: &[Value],
+    logs: Logs<'_>,
     relative: &dyn Fn(&str) -> String,
 ) -> RootReport {
     let mut report = RootReport {
@@ -710,8 +720,10 @@ fn compare(
                 report.lines.removed += 1;
             }
         }
-        let explain: Vec<Credit> = match (req.explain, y) {
-            (true, Some(y)) => explain::credit(log, &y.id, &fields, relative),
+        // A removed resource is credited to the entry that made it at base.
+        let explain: Vec<Credit> = match (req.explain, y, x) {
+            (true, Some(y), _) => explain::credit(logs.head, &y.id, &fields, relative),
+            (true, None, Some(x)) => explain::credit(logs.base, &x.id, &fields, relative),
             _ => Vec::new(),
         };
         report.resources.push(ResourceChange {
