@@ -4,7 +4,7 @@
 //!
 //! Values are read the way `build` prints them; each text that reading
 //! changed is remembered with what the file said, so the writer of `-o DIR`
-//! can put it back ([`as_written_in_file`]). Remembered by content, so the
+//! can put it back ([`restore_as_written`]). Remembered by content, so the
 //! value may move (a replacement, a patch) and still be found. Not put
 //! back, unlike kustomize: a value a JSON 6902 patch touched the resource
 //! of (kustomize re-reads it from JSON there), and folded text read by a
