@@ -7,8 +7,8 @@
 //! can put it back ([`restore_as_written`]). Remembered by content, so the
 //! value may move (a replacement, a patch) and still be found. Not put
 //! back, unlike kustomize: a value a JSON 6902 patch touched the resource
-//! of (kustomize re-reads it from JSON there), and folded text read by a
-//! plugin process rather than the core (a patch file's).
+//! of (kustomize re-reads it from JSON there), and folded text that only a
+//! plugin process read (a third-party plugin's own input files).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
