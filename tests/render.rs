@@ -101,13 +101,21 @@ fn each_root_is_written_as_build_writes_it_and_as_kubectl_does() {
 #[test]
 fn folded_text_is_written_into_files_as_its_file_said() {
     let env = Env::new();
-    env.write("policy/kustomization.yaml", "resources:\n- cm.yaml\n");
+    env.write(
+        "policy/kustomization.yaml",
+        "resources:\n- cm.yaml\npatches:\n- path: patch.yaml\n",
+    );
+    // A patch file's folded text too (the builtin reads it in its process).
+    env.write(
+        "policy/patch.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rule\ndata:\n  patched: >-\n    all(x,\n      x.ok)\n",
+    );
     env.write(
         "policy/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rule\ndata:\n  expression: >-\n    exists(c,\n      c.ok\n    )\n  plain: >\n    joined\n    words\n",
     );
-    let printed = "apiVersion: v1\ndata:\n  expression: |-\n    exists(c,\n\n      c.ok\n    )\n  plain: |\n    joined words\nkind: ConfigMap\nmetadata:\n  name: rule\n";
-    let in_file = "apiVersion: v1\ndata:\n  expression: |-\n    exists(c,\n      c.ok\n    )\n  plain: |\n    joined words\nkind: ConfigMap\nmetadata:\n  name: rule\n";
+    let printed = "apiVersion: v1\ndata:\n  expression: |-\n    exists(c,\n\n      c.ok\n    )\n  patched: |-\n    all(x,\n\n      x.ok)\n  plain: |\n    joined words\nkind: ConfigMap\nmetadata:\n  name: rule\n";
+    let in_file = "apiVersion: v1\ndata:\n  expression: |-\n    exists(c,\n      c.ok\n    )\n  patched: |-\n    all(x,\n      x.ok)\n  plain: |\n    joined words\nkind: ConfigMap\nmetadata:\n  name: rule\n";
     let o = env.kustom(&["build", "policy"]);
     ok(&o);
     assert_eq!(String::from_utf8_lossy(&o.stdout), printed);
