@@ -26,15 +26,17 @@ static ANY_CHANGED: AtomicBool = AtomicBool::new(false);
 /// A folded scalar's value as `build` prints it; remembers what the file
 /// said when that differs.
 pub(super) fn folded_as_printed(value: String) -> String {
-    let printed = as_kyaml_prints(value.clone());
-    if printed != value {
-        let mut changed = CHANGED.lock().unwrap_or_else(|e| e.into_inner());
-        changed
-            .get_or_insert_with(HashMap::new)
-            .insert(printed.clone(), value);
-        ANY_CHANGED.store(true, Ordering::Release);
+    match as_kyaml_prints(&value) {
+        Some(printed) if printed != value => {
+            let mut changed = CHANGED.lock().unwrap_or_else(|e| e.into_inner());
+            changed
+                .get_or_insert_with(HashMap::new)
+                .insert(printed.clone(), value);
+            ANY_CHANGED.store(true, Ordering::Release);
+            printed
+        }
+        _ => value,
     }
-    printed
 }
 
 /// Put back what the file said in each string of `value` that the reading
@@ -68,7 +70,8 @@ pub fn any_changed() -> bool {
     ANY_CHANGED.load(Ordering::Acquire)
 }
 
-/// The value a folded (`>`) scalar has when kustomize prints it.
+/// The value a folded (`>`) scalar has when kustomize prints it; None when
+/// it is the value read (v3 would not write it folded).
 ///
 /// kyaml re-encodes each resource with go-yaml v3 and decodes it again
 /// before printing, and v3 writes folded scalars back in folded style with
@@ -76,7 +79,7 @@ pub fn any_changed() -> bool {
 /// line of the whole text instead of the line that follows. So the text is
 /// written the way v3 writes it and read back. (kustomize's encoder does
 /// not fold long lines there: more-indented long lines come back intact.)
-fn as_kyaml_prints(value: String) -> String {
+fn as_kyaml_prints(value: &str) -> Option<String> {
     // Any indentation will do: no line is folded for width.
     const INDENT: usize = 2;
     let is_break = |c: char| matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}');
@@ -93,7 +96,7 @@ fn as_kyaml_prints(value: String) -> String {
         || value.contains('\u{2028}')
         || value.contains('\u{2029}')
     {
-        return value;
+        return None;
     }
     let mut out = String::with_capacity(value.len() + 16);
     out.push('>');
@@ -160,8 +163,8 @@ fn as_kyaml_prints(value: String) -> String {
     }
     let mut parser = Parser::new(&out);
     match parser.next_event() {
-        Ok(Some(Event::Scalar { value: reread, .. })) => reread,
-        _ => value,
+        Ok(Some(Event::Scalar { value: reread, .. })) => Some(reread),
+        _ => None,
     }
 }
 

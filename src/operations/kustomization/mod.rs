@@ -315,8 +315,7 @@ fn check_untyped_fields(value: &Value, file: &Path) -> Result<(), Error> {
         let Some(field) = value.get(name) else {
             continue;
         };
-        let alone = Value::Object([(name.to_string(), field.clone())].into_iter().collect());
-        if let Err(e) = types::normalize(&alone, &types::KUSTOMIZATION) {
+        if let Err(e) = types::check_field(name, field) {
             let message = e.to_string();
             let detail = message
                 .strip_prefix("invalid Kustomization: ")

@@ -389,6 +389,16 @@ fn fold_fields(
     }
 }
 
+/// Decode `value` as the Kustomization field `name` is decoded (Go's
+/// errors, `invalid Kustomization: json: …`); a name that is no field
+/// passes.
+pub fn check_field(name: &str, value: &Value) -> Result<(), Error> {
+    match KUSTOMIZATION.fields.iter().find(|f| f.name == name) {
+        Some(field) => normalize_field(value, &field.ty, &KUSTOMIZATION, name).map(drop),
+        None => Ok(()),
+    }
+}
+
 /// Go's name for the kind of a JSON value in decode errors.
 pub use kustom_api::resource::go_json_type as json_kind;
 
